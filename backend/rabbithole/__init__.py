@@ -1,0 +1,1 @@
+"""Rabbithole: a local, privacy-first research assistant over your own documents."""

@@ -1,0 +1,163 @@
+"""Typed, nested settings (env prefix RABBITHOLE_, nested with "__", optional .env).
+
+Examples: RABBITHOLE_STORAGE__DATA_DIR=/srv/rh, RABBITHOLE_LLM__MODEL=qwen3:8b,
+RABBITHOLE_EMBEDDINGS__PROVIDER=sentence-transformers. See docs/configuration.md.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from rabbithole.core.errors import ConfigurationError
+
+DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"
+
+
+class StorageSettings(BaseModel):
+    data_dir: Path = Field(Path("data"), description="Everything Rabbithole writes: Chroma, SQLite, indexes.")
+    chroma_mode: Literal["embedded", "http"] = "embedded"
+    chroma_host: str = "127.0.0.1"
+    chroma_port: int = Field(8001, ge=1, le=65535)
+    sqlite_busy_timeout_ms: int = Field(30_000, ge=0)
+
+    @property
+    def chroma_dir(self) -> Path:
+        return self.data_dir / "chroma"
+
+    @property
+    def catalog_path(self) -> Path:
+        return self.data_dir / "catalog.sqlite3"
+
+    @property
+    def index_dir(self) -> Path:
+        return self.data_dir / "indexes"
+
+
+class EmbeddingSettings(BaseModel):
+    provider: Literal["use-multilingual", "sentence-transformers", "ollama"] = "use-multilingual"
+    model: str = Field(
+        "",
+        description="sentence-transformers: model name or local path; ollama: model name. "
+        "Ignored for use-multilingual.",
+    )
+    batch_size: int = Field(32, ge=1, le=4096)
+    threads: int = Field(2, ge=1, le=256)
+
+    @model_validator(mode="after")
+    def _model_required(self) -> EmbeddingSettings:
+        if self.provider in ("sentence-transformers", "ollama") and not self.model:
+            raise ValueError(f"embeddings.model is required when embeddings.provider is '{self.provider}'")
+        return self
+
+
+class LLMSettings(BaseModel):
+    provider: Literal["ollama", "openai"] = "ollama"
+    model: str = "qwen3:8b"
+    fallback_model: str | None = None
+    base_url: str | None = Field(
+        None,
+        description="Ollama address (default: $OLLAMA_HOST, else http://127.0.0.1:11434) or the "
+        "OpenAI-compatible base URL (e.g. http://127.0.0.1:8080/v1).",
+    )
+    api_key: str = Field("not-needed", description="OpenAI-compatible endpoints only.")
+    num_ctx: int = Field(8192, ge=512, le=1_048_576, description="Context window in tokens.")
+    max_output_tokens: int = Field(2048, ge=16)
+    temperature: float = Field(0.0, ge=0.0, le=2.0)
+    structured_retries: int = Field(2, ge=0, le=10, description="Retries after invalid structured output.")
+    request_timeout_s: float = Field(300.0, gt=0)
+    on_overflow: Literal["trim", "refuse"] = Field(
+        "trim", description="A prompt longer than num_ctx: trim the oldest context, or refuse."
+    )
+
+    @property
+    def resolved_base_url(self) -> str:
+        if self.base_url:
+            return self.base_url.rstrip("/")
+        if self.provider == "ollama":
+            return normalize_ollama_host(os.environ.get("OLLAMA_HOST", "")) or DEFAULT_OLLAMA_HOST
+        raise ConfigurationError("llm.base_url is required when llm.provider is 'openai'")
+
+
+class IngestionSettings(BaseModel):
+    chunk_size: int = Field(1200, ge=100, le=20_000, description="Target chunk size in characters.")
+    chunk_overlap: int = Field(150, ge=0, description="Overlap between chunks of one section, in characters.")
+    max_file_mb: float = Field(200.0, gt=0, description="Larger files are reported and skipped.")
+    max_pages: int = Field(5000, ge=1)
+
+    @model_validator(mode="after")
+    def _overlap_smaller_than_size(self) -> IngestionSettings:
+        if self.chunk_overlap >= self.chunk_size // 2:
+            raise ValueError("ingestion.chunk_overlap must be less than half of ingestion.chunk_size")
+        return self
+
+
+class RetrievalSettings(BaseModel):
+    k: int = Field(5, ge=1, le=1000)
+    candidates: int = Field(50, ge=1, le=5000, description="Candidates per retriever before fusion.")
+    rrf_k: int = Field(60, ge=1)
+
+
+class ReferenceSettings(BaseModel):
+    detector: Literal["regex", "llm", "hybrid"] = "regex"
+    max_depth: int = Field(2, ge=0, le=10)
+    token_budget: int = Field(12_000, ge=100)
+    per_document_limit: int = Field(25, ge=1, description="Passages reached per target document at most.")
+    min_relevance: float = Field(0.15, ge=0.0, le=1.0)
+    min_keep: int = Field(5, ge=0)
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="RABBITHOLE_",
+        env_nested_delimiter="__",
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+    )
+
+    kb_dir: Path = Field(Path("kb"), description="Each subfolder is a collection.")
+    storage: StorageSettings = StorageSettings()
+    embeddings: EmbeddingSettings = EmbeddingSettings()
+    llm: LLMSettings = LLMSettings()
+    ingestion: IngestionSettings = IngestionSettings()
+    retrieval: RetrievalSettings = RetrievalSettings()
+    references: ReferenceSettings = ReferenceSettings()
+
+    @field_validator("kb_dir")
+    @classmethod
+    def _expand(cls, value: Path) -> Path:
+        return value.expanduser()
+
+
+def normalize_ollama_host(value: str) -> str:
+    """Interpret OLLAMA_HOST as Ollama's own tools do: host, host:port or a URL."""
+    value = value.strip()
+    if not value:
+        return ""
+    if "://" not in value:
+        value = "http://" + value
+    scheme, rest = value.split("://", 1)
+    host = rest.rstrip("/")
+    if ":" not in host.rsplit("]", 1)[-1]:
+        host += ":443" if scheme == "https" else ":11434"
+    if host.startswith("0.0.0.0"):
+        host = "127.0.0.1" + host[len("0.0.0.0") :]
+    return f"{scheme}://{host}"
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Build settings from the environment, turning validation errors into one clear message."""
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        lines = []
+        for err in exc.errors():
+            where = ".".join(str(p) for p in err["loc"]) or "settings"
+            env = "RABBITHOLE_" + "__".join(str(p).upper() for p in err["loc"])
+            lines.append(f"  {where} ({env}): {err['msg']}")
+        raise ConfigurationError("invalid configuration:\n" + "\n".join(lines)) from exc

@@ -1,0 +1,90 @@
+"""Domain errors. Services raise these; the edges (HTTP, SSE, CLI) translate them."""
+
+from __future__ import annotations
+
+
+class RabbitholeError(Exception):
+    """Base class for every error Rabbithole reports to a user."""
+
+    #: HTTP status the API answers with; CLI exit code is derived from the class.
+    http_status: int = 500
+    exit_code: int = 1
+
+
+class ConfigurationError(RabbitholeError):
+    http_status = 500
+    exit_code = 78  # EX_CONFIG
+
+
+class NotFoundError(RabbitholeError):
+    http_status = 404
+    exit_code = 66  # EX_NOINPUT
+
+
+class CollectionNotFoundError(NotFoundError):
+    def __init__(self, collection: str, known: list[str] | None = None) -> None:
+        hint = f" (known: {', '.join(known)})" if known else " (none ingested yet: run `rabbithole ingest`)"
+        super().__init__(f"collection '{collection}' does not exist{hint}")
+        self.collection = collection
+
+
+class DocumentNotFoundError(NotFoundError):
+    pass
+
+
+class InvalidRequestError(RabbitholeError):
+    http_status = 422
+    exit_code = 64  # EX_USAGE
+
+
+class EmbeddingModelMismatchError(RabbitholeError):
+    """A collection was indexed with another embedding model than the one configured."""
+
+    http_status = 409
+    exit_code = 65
+
+    def __init__(self, collection: str, indexed_with: str, configured: str) -> None:
+        super().__init__(
+            f"collection '{collection}' was indexed with embedding model '{indexed_with}', but "
+            f"'{configured}' is configured; vectors of different models cannot be compared. Re-index it "
+            f"with `rabbithole ingest PATH --collection {collection} --reindex`, or configure "
+            f"'{indexed_with}' again."
+        )
+        self.indexed_with = indexed_with
+        self.configured = configured
+
+
+class EmbeddingError(RabbitholeError):
+    http_status = 503
+    exit_code = 69  # EX_UNAVAILABLE
+
+
+class IngestionError(RabbitholeError):
+    """A single file could not be ingested; the batch goes on."""
+
+    exit_code = 65  # EX_DATAERR
+
+
+class StoreError(RabbitholeError):
+    http_status = 503
+    exit_code = 74  # EX_IOERR
+
+
+class LLMError(RabbitholeError):
+    http_status = 502
+    exit_code = 69
+
+
+class LLMUnavailableError(LLMError):
+    """Neither the primary nor the fallback model could be reached."""
+
+    http_status = 503
+
+
+class LLMOutputError(LLMError):
+    """The model kept producing output that does not match the requested schema."""
+
+
+class ContextWindowExceededError(LLMError):
+    http_status = 413
+    exit_code = 65
