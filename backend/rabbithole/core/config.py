@@ -19,11 +19,17 @@ DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"
 
 
 class StorageSettings(BaseModel):
+    """Where the index lives."""
+
     data_dir: Path = Field(Path("data"), description="Everything Rabbithole writes: Chroma, SQLite, indexes.")
-    chroma_mode: Literal["embedded", "http"] = "embedded"
-    chroma_host: str = "127.0.0.1"
-    chroma_port: int = Field(8001, ge=1, le=65535)
-    sqlite_busy_timeout_ms: int = Field(30_000, ge=0)
+    chroma_mode: Literal["embedded", "http"] = Field(
+        "embedded", description="embedded: ChromaDB inside the process; http: a Chroma server."
+    )
+    chroma_host: str = Field("127.0.0.1", description="Chroma server host (chroma_mode=http).")
+    chroma_port: int = Field(8001, ge=1, le=65535, description="Chroma server port (chroma_mode=http).")
+    sqlite_busy_timeout_ms: int = Field(
+        30_000, ge=0, description="How long a SQLite writer waits for a lock before failing."
+    )
 
     @property
     def chroma_dir(self) -> Path:
@@ -39,14 +45,21 @@ class StorageSettings(BaseModel):
 
 
 class EmbeddingSettings(BaseModel):
-    provider: Literal["use-multilingual", "sentence-transformers", "ollama"] = "use-multilingual"
+    """The embedding model. Its identity is stored with each collection; searching a collection with another
+    model is refused with a request to re-index."""
+
+    provider: Literal["use-multilingual", "sentence-transformers", "ollama"] = Field(
+        "use-multilingual",
+        description="use-multilingual: Google USE multilingual v3, offline, German and English (default); "
+        "sentence-transformers: any model by name or local path; ollama: /api/embed.",
+    )
     model: str = Field(
         "",
         description="sentence-transformers: model name or local path; ollama: model name. "
         "Ignored for use-multilingual.",
     )
-    batch_size: int = Field(32, ge=1, le=4096)
-    threads: int = Field(2, ge=1, le=256)
+    batch_size: int = Field(32, ge=1, le=4096, description="Passages embedded per call.")
+    threads: int = Field(2, ge=1, le=256, description="CPU threads for local embedding models.")
 
     @model_validator(mode="after")
     def _model_required(self) -> EmbeddingSettings:
@@ -56,9 +69,13 @@ class EmbeddingSettings(BaseModel):
 
 
 class LLMSettings(BaseModel):
-    provider: Literal["ollama", "openai"] = "ollama"
-    model: str = "qwen3:8b"
-    fallback_model: str | None = None
+    """Chat models: Ollama (primary and fallback model) or any OpenAI-compatible server."""
+
+    provider: Literal["ollama", "openai"] = Field("ollama", description="ollama or openai (compatible).")
+    model: str = Field("qwen3:8b", description="Primary chat model.")
+    fallback_model: str | None = Field(
+        None, description="Used when the primary model is missing or unreachable."
+    )
     base_url: str | None = Field(
         None,
         description="Ollama address (default: $OLLAMA_HOST, else http://127.0.0.1:11434) or the "
@@ -66,10 +83,10 @@ class LLMSettings(BaseModel):
     )
     api_key: str = Field("not-needed", description="OpenAI-compatible endpoints only.")
     num_ctx: int = Field(8192, ge=512, le=1_048_576, description="Context window in tokens.")
-    max_output_tokens: int = Field(2048, ge=16)
-    temperature: float = Field(0.0, ge=0.0, le=2.0)
+    max_output_tokens: int = Field(2048, ge=16, description="Tokens reserved for the answer.")
+    temperature: float = Field(0.0, ge=0.0, le=2.0, description="Sampling temperature.")
     structured_retries: int = Field(2, ge=0, le=10, description="Retries after invalid structured output.")
-    request_timeout_s: float = Field(300.0, gt=0)
+    request_timeout_s: float = Field(300.0, gt=0, description="Timeout of one model call.")
     on_overflow: Literal["trim", "refuse"] = Field(
         "trim", description="A prompt longer than num_ctx: trim the oldest context, or refuse."
     )
@@ -84,10 +101,12 @@ class LLMSettings(BaseModel):
 
 
 class IngestionSettings(BaseModel):
+    """PDF ingestion and chunking."""
+
     chunk_size: int = Field(1200, ge=100, le=20_000, description="Target chunk size in characters.")
     chunk_overlap: int = Field(150, ge=0, description="Overlap between chunks of one section, in characters.")
     max_file_mb: float = Field(200.0, gt=0, description="Larger files are reported and skipped.")
-    max_pages: int = Field(5000, ge=1)
+    max_pages: int = Field(5000, ge=1, description="Documents with more pages are reported and skipped.")
 
     @model_validator(mode="after")
     def _overlap_smaller_than_size(self) -> IngestionSettings:
@@ -97,18 +116,26 @@ class IngestionSettings(BaseModel):
 
 
 class RetrievalSettings(BaseModel):
-    k: int = Field(5, ge=1, le=1000)
+    """Hybrid search (vector + BM25, fused by reciprocal rank)."""
+
+    k: int = Field(5, ge=1, le=1000, description="Results returned by default.")
     candidates: int = Field(50, ge=1, le=5000, description="Candidates per retriever before fusion.")
-    rrf_k: int = Field(60, ge=1)
+    rrf_k: int = Field(60, ge=1, description="Reciprocal rank fusion constant.")
 
 
 class ReferenceSettings(BaseModel):
-    detector: Literal["regex", "llm", "hybrid"] = "regex"
-    max_depth: int = Field(2, ge=0, le=10)
-    token_budget: int = Field(12_000, ge=100)
+    """The reference engine: detecting and following references inside the documents."""
+
+    detector: Literal["regex", "llm", "hybrid"] = Field(
+        "regex", description="regex: the grammar; llm: the model; hybrid: grammar plus what the model adds."
+    )
+    max_depth: int = Field(2, ge=0, le=10, description="How many reference hops are followed.")
+    token_budget: int = Field(12_000, ge=100, description="Tokens of context expansion may collect.")
     per_document_limit: int = Field(25, ge=1, description="Passages reached per target document at most.")
-    min_relevance: float = Field(0.15, ge=0.0, le=1.0)
-    min_keep: int = Field(5, ge=0)
+    min_relevance: float = Field(
+        0.15, ge=0.0, le=1.0, description="Cosine similarity below which a reached passage is dropped."
+    )
+    min_keep: int = Field(5, ge=0, description="Passages kept even below min_relevance.")
 
 
 class Settings(BaseSettings):

@@ -1,0 +1,17 @@
+"""FastAPI dependencies: services come from the app's lifespan, never from module globals."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from rabbithole.services import Services
+
+
+def get_services(request: Request) -> Services:
+    services: Services = request.app.state.services
+    return services
+
+
+ServicesDep = Annotated[Services, Depends(get_services)]

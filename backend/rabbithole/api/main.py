@@ -1,0 +1,32 @@
+"""The FastAPI application. `create_app()` is the factory uvicorn runs (`rabbithole serve`)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from rabbithole import __version__
+from rabbithole.api.errors import install_error_handlers
+from rabbithole.api.routes import collections, health, search
+from rabbithole.core.config import Settings, load_settings
+from rabbithole.services import Services
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        services = Services(settings or load_settings())
+        app.state.services = services
+        try:
+            yield
+        finally:
+            services.close()
+
+    app = FastAPI(title="Rabbithole", version=__version__, lifespan=lifespan)
+    install_error_handlers(app)
+    app.include_router(health.router)
+    app.include_router(collections.router, prefix="/api")
+    app.include_router(search.router, prefix="/api")
+    return app

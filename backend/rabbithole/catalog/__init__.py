@@ -1,0 +1,1 @@
+"""SQLite catalog: collections, documents, page texts, chunks and the document registry."""

@@ -1,0 +1,347 @@
+"""The catalog: the system of record for what was ingested. Chroma and the BM25 index are derived from it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import delete, func, select, update
+from sqlalchemy.orm import Session, sessionmaker
+
+from rabbithole.catalog.db import create_sqlite_engine
+from rabbithole.catalog.records import CollectionInfo, DocumentInfo, IngestProblem
+from rabbithole.catalog.tables import (
+    Base,
+    ChunkRow,
+    CollectionRow,
+    DocumentRow,
+    IngestProblemRow,
+    PageRow,
+)
+from rabbithole.core.errors import CollectionNotFoundError, DocumentNotFoundError
+from rabbithole.core.models import Chunk, PageText, ParsedDocument
+
+
+class Catalog:
+    def __init__(self, path: Path, busy_timeout_ms: int = 30_000) -> None:
+        self.engine = create_sqlite_engine(path, busy_timeout_ms)
+        Base.metadata.create_all(self.engine)
+        self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # -- collections -------------------------------------------------------------------------------
+
+    def list_collections(self) -> list[CollectionInfo]:
+        with self._sessions() as session:
+            rows = session.scalars(select(CollectionRow).order_by(CollectionRow.name)).all()
+            return [self._collection_info(session, row) for row in rows]
+
+    def collection(self, name: str) -> CollectionInfo | None:
+        with self._sessions() as session:
+            row = session.get(CollectionRow, name)
+            return self._collection_info(session, row) if row else None
+
+    def require_collection(self, name: str) -> CollectionInfo:
+        info = self.collection(name)
+        if info is None:
+            raise CollectionNotFoundError(name, [c.name for c in self.list_collections()])
+        return info
+
+    def ensure_collection(self, name: str, embedding_model: str, embedding_dim: int) -> CollectionInfo:
+        with self._sessions.begin() as session:
+            row = session.get(CollectionRow, name)
+            if row is None:
+                session.add(
+                    CollectionRow(name=name, embedding_model=embedding_model, embedding_dim=embedding_dim)
+                )
+        return self.require_collection(name)
+
+    def delete_collection(self, name: str) -> None:
+        with self._sessions.begin() as session:
+            session.execute(delete(IngestProblemRow).where(IngestProblemRow.collection_name == name))
+            row = session.get(CollectionRow, name)
+            if row is not None:
+                session.delete(row)
+
+    def revision(self, collection: str) -> str:
+        with self._sessions() as session:
+            rev = session.scalar(select(CollectionRow.revision).where(CollectionRow.name == collection))
+            if rev is None:
+                raise CollectionNotFoundError(collection)
+            return str(rev)
+
+    def _bump_revision(self, session: Session, collection: str) -> None:
+        session.execute(
+            update(CollectionRow)
+            .where(CollectionRow.name == collection)
+            .values(revision=CollectionRow.revision + 1)
+        )
+
+    @staticmethod
+    def _collection_info(session: Session, row: CollectionRow) -> CollectionInfo:
+        documents = session.scalar(
+            select(func.count()).select_from(DocumentRow).where(DocumentRow.collection_name == row.name)
+        )
+        chunks = session.scalar(
+            select(func.count())
+            .select_from(ChunkRow)
+            .join(DocumentRow, ChunkRow.document_id == DocumentRow.id)
+            .where(DocumentRow.collection_name == row.name)
+        )
+        return CollectionInfo(
+            name=row.name,
+            embedding_model=row.embedding_model,
+            embedding_dim=row.embedding_dim,
+            revision=row.revision,
+            documents=int(documents or 0),
+            chunks=int(chunks or 0),
+            updated_at=row.updated_at,
+        )
+
+    # -- documents ---------------------------------------------------------------------------------
+
+    def document_hashes(self, collection: str) -> dict[str, str]:
+        with self._sessions() as session:
+            rows = session.execute(
+                select(DocumentRow.file_name, DocumentRow.content_hash).where(
+                    DocumentRow.collection_name == collection
+                )
+            ).all()
+            return {name: digest for name, digest in rows}
+
+    def documents(self, collection: str) -> list[DocumentInfo]:
+        with self._sessions() as session:
+            counts = dict(
+                session.execute(
+                    select(ChunkRow.document_id, func.count())
+                    .join(DocumentRow, ChunkRow.document_id == DocumentRow.id)
+                    .where(DocumentRow.collection_name == collection)
+                    .group_by(ChunkRow.document_id)
+                ).tuples()
+            )
+            rows = session.scalars(
+                select(DocumentRow)
+                .where(DocumentRow.collection_name == collection)
+                .order_by(DocumentRow.file_name)
+            ).all()
+            return [self._document_info(row, counts.get(row.id, 0)) for row in rows]
+
+    @staticmethod
+    def _document_info(row: DocumentRow, chunks: int) -> DocumentInfo:
+        return DocumentInfo(
+            collection=row.collection_name,
+            file_name=row.file_name,
+            content_hash=row.content_hash,
+            size_bytes=row.size_bytes,
+            page_count=row.page_count,
+            title=row.title,
+            abbreviation=row.abbreviation,
+            is_legal=row.is_legal,
+            chunks=chunks,
+            warnings=list(json.loads(row.warnings_json)),
+        )
+
+    def replace_document(
+        self,
+        collection: str,
+        parsed: ParsedDocument,
+        content_hash: str,
+        size_bytes: int,
+        chunks: Sequence[Chunk],
+    ) -> None:
+        """Insert or replace one document with its pages and chunks, atomically."""
+        with self._sessions.begin() as session:
+            session.execute(
+                delete(DocumentRow).where(
+                    DocumentRow.collection_name == collection, DocumentRow.file_name == parsed.file_name
+                )
+            )
+            row = DocumentRow(
+                collection_name=collection,
+                file_name=parsed.file_name,
+                content_hash=content_hash,
+                size_bytes=size_bytes,
+                page_count=len(parsed.pages),
+                title=parsed.title,
+                abbreviation=parsed.abbreviation,
+                is_legal=parsed.is_legal,
+                warnings_json=json.dumps(parsed.warnings, ensure_ascii=False),
+            )
+            session.add(row)
+            session.flush()
+            session.add_all(
+                PageRow(document_id=row.id, number=p.number, offset=p.offset, text=p.text)
+                for p in parsed.pages
+            )
+            session.add_all(self._chunk_row(row.id, chunk) for chunk in chunks)
+            self._bump_revision(session, collection)
+
+    @staticmethod
+    def _chunk_row(document_id: int, chunk: Chunk) -> ChunkRow:
+        return ChunkRow(
+            id=chunk.id,
+            document_id=document_id,
+            ordinal=chunk.ordinal,
+            start=chunk.start,
+            end=chunk.end,
+            page=chunk.page,
+            page_end=chunk.page_end,
+            section=chunk.section,
+            heading=chunk.heading,
+            section_path_json=json.dumps(list(chunk.section_path), ensure_ascii=False),
+            text=chunk.text,
+            token_count=chunk.token_count,
+        )
+
+    def delete_document(self, collection: str, file_name: str) -> None:
+        with self._sessions.begin() as session:
+            result = session.execute(
+                delete(DocumentRow).where(
+                    DocumentRow.collection_name == collection, DocumentRow.file_name == file_name
+                )
+            )
+            if result.rowcount:  # type: ignore[attr-defined]
+                self._bump_revision(session, collection)
+
+    def pages(self, collection: str, file_name: str) -> list[PageText]:
+        with self._sessions() as session:
+            doc_id = self._document_id(session, collection, file_name)
+            rows = session.scalars(
+                select(PageRow).where(PageRow.document_id == doc_id).order_by(PageRow.number)
+            ).all()
+            return [PageText(number=r.number, text=r.text, offset=r.offset) for r in rows]
+
+    def document_texts(self, collection: str) -> dict[str, str]:
+        """Full text of every document of a collection (pages joined as in ParsedDocument.text)."""
+        with self._sessions() as session:
+            rows = session.execute(
+                select(DocumentRow.file_name, PageRow.text)
+                .join(PageRow, PageRow.document_id == DocumentRow.id)
+                .where(DocumentRow.collection_name == collection)
+                .order_by(DocumentRow.file_name, PageRow.number)
+            ).all()
+        texts: dict[str, list[str]] = {}
+        for name, text in rows:
+            texts.setdefault(name, []).append(text)
+        return {name: ParsedDocument.PAGE_SEPARATOR.join(parts) for name, parts in texts.items()}
+
+    @staticmethod
+    def _document_id(session: Session, collection: str, file_name: str) -> int:
+        doc_id = session.scalar(
+            select(DocumentRow.id).where(
+                DocumentRow.collection_name == collection, DocumentRow.file_name == file_name
+            )
+        )
+        if doc_id is None:
+            raise DocumentNotFoundError(f"document '{file_name}' is not in collection '{collection}'")
+        return doc_id
+
+    # -- chunks ------------------------------------------------------------------------------------
+
+    _CHUNK_COLUMNS = (
+        ChunkRow.id,
+        DocumentRow.collection_name,
+        DocumentRow.file_name,
+        ChunkRow.ordinal,
+        ChunkRow.text,
+        ChunkRow.start,
+        ChunkRow.end,
+        ChunkRow.page,
+        ChunkRow.page_end,
+        ChunkRow.section,
+        ChunkRow.heading,
+        ChunkRow.section_path_json,
+        ChunkRow.token_count,
+    )
+
+    @staticmethod
+    def _chunk(row: Any) -> Chunk:
+        return Chunk(
+            id=row[0],
+            collection=row[1],
+            document=row[2],
+            ordinal=row[3],
+            text=row[4],
+            start=row[5],
+            end=row[6],
+            page=row[7],
+            page_end=row[8],
+            section=row[9],
+            heading=row[10],
+            section_path=tuple(json.loads(row[11])),
+            token_count=row[12],
+        )
+
+    def chunks(self, collection: str, document: str | None = None) -> list[Chunk]:
+        query = (
+            select(*self._CHUNK_COLUMNS)
+            .join(DocumentRow, ChunkRow.document_id == DocumentRow.id)
+            .where(DocumentRow.collection_name == collection)
+        )
+        if document is not None:
+            query = query.where(DocumentRow.file_name == document)
+        query = query.order_by(DocumentRow.file_name, ChunkRow.ordinal)
+        with self._sessions() as session:
+            return [self._chunk(row) for row in session.execute(query)]
+
+    def get_chunks(self, ids: Iterable[str]) -> dict[str, Chunk]:
+        wanted = list(dict.fromkeys(ids))
+        found: dict[str, Chunk] = {}
+        with self._sessions() as session:
+            for i in range(0, len(wanted), 500):
+                query = (
+                    select(*self._CHUNK_COLUMNS)
+                    .join(DocumentRow, ChunkRow.document_id == DocumentRow.id)
+                    .where(ChunkRow.id.in_(wanted[i : i + 500]))
+                )
+                for row in session.execute(query):
+                    chunk = self._chunk(row)
+                    found[chunk.id] = chunk
+        return found
+
+    # -- registry and problems ---------------------------------------------------------------------
+
+    def save_registry(self, collection: str, registry: dict[str, Any]) -> None:
+        with self._sessions.begin() as session:
+            session.execute(
+                update(CollectionRow)
+                .where(CollectionRow.name == collection)
+                .values(registry_json=json.dumps(registry, ensure_ascii=False))
+            )
+
+    def load_registry(self, collection: str) -> dict[str, Any]:
+        with self._sessions() as session:
+            raw = session.scalar(
+                select(CollectionRow.registry_json).where(CollectionRow.name == collection)
+            )
+            if raw is None:
+                raise CollectionNotFoundError(collection)
+            data: dict[str, Any] = json.loads(raw)
+            return data
+
+    def record_problems(self, collection: str, problems: Sequence[IngestProblem]) -> None:
+        with self._sessions.begin() as session:
+            session.execute(delete(IngestProblemRow).where(IngestProblemRow.collection_name == collection))
+            session.add_all(
+                IngestProblemRow(
+                    collection_name=collection,
+                    file_name=p.file_name,
+                    kind=p.kind,
+                    reason=p.reason,
+                    severity=p.severity,
+                )
+                for p in problems
+            )
+
+    def problems(self, collection: str) -> list[IngestProblem]:
+        with self._sessions() as session:
+            rows = session.scalars(
+                select(IngestProblemRow)
+                .where(IngestProblemRow.collection_name == collection)
+                .order_by(IngestProblemRow.file_name)
+            ).all()
+            return [IngestProblem(r.file_name, r.kind, r.reason, r.severity) for r in rows]

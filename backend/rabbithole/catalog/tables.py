@@ -1,0 +1,94 @@
+"""ORM tables of the catalog."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy import ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class CollectionRow(Base):
+    __tablename__ = "collections"
+
+    name: Mapped[str] = mapped_column(String, primary_key=True)
+    embedding_model: Mapped[str] = mapped_column(String)
+    embedding_dim: Mapped[int] = mapped_column(Integer)
+    revision: Mapped[int] = mapped_column(Integer, default=0)
+    registry_json: Mapped[str] = mapped_column(Text, default="{}")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+    documents: Mapped[list[DocumentRow]] = relationship(
+        back_populates="collection", cascade="all, delete-orphan", passive_deletes=True
+    )
+
+
+class DocumentRow(Base):
+    __tablename__ = "documents"
+    __table_args__ = (UniqueConstraint("collection_name", "file_name"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    collection_name: Mapped[str] = mapped_column(ForeignKey("collections.name", ondelete="CASCADE"))
+    file_name: Mapped[str] = mapped_column(String)
+    content_hash: Mapped[str] = mapped_column(String)
+    size_bytes: Mapped[int] = mapped_column(Integer)
+    page_count: Mapped[int] = mapped_column(Integer)
+    title: Mapped[str] = mapped_column(Text, default="")
+    abbreviation: Mapped[str] = mapped_column(String, default="")
+    is_legal: Mapped[bool] = mapped_column(default=False)
+    warnings_json: Mapped[str] = mapped_column(Text, default="[]")
+    ingested_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    collection: Mapped[CollectionRow] = relationship(back_populates="documents")
+
+
+class PageRow(Base):
+    __tablename__ = "pages"
+
+    document_id: Mapped[int] = mapped_column(
+        ForeignKey("documents.id", ondelete="CASCADE"), primary_key=True
+    )
+    number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    offset: Mapped[int] = mapped_column(Integer)
+    text: Mapped[str] = mapped_column(Text)
+
+
+class ChunkRow(Base):
+    __tablename__ = "chunks"
+    __table_args__ = (Index("ix_chunks_document_ordinal", "document_id", "ordinal"),)
+
+    id: Mapped[str] = mapped_column(String, primary_key=True)
+    document_id: Mapped[int] = mapped_column(ForeignKey("documents.id", ondelete="CASCADE"))
+    ordinal: Mapped[int] = mapped_column(Integer)
+    start: Mapped[int] = mapped_column(Integer)
+    end: Mapped[int] = mapped_column(Integer)
+    page: Mapped[int] = mapped_column(Integer)
+    page_end: Mapped[int] = mapped_column(Integer)
+    section: Mapped[str | None] = mapped_column(String, nullable=True)
+    heading: Mapped[str] = mapped_column(Text, default="")
+    section_path_json: Mapped[str] = mapped_column(Text, default="[]")
+    text: Mapped[str] = mapped_column(Text)
+    token_count: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class IngestProblemRow(Base):
+    """Files the last ingestion run of a collection could not (fully) ingest."""
+
+    __tablename__ = "ingest_problems"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    collection_name: Mapped[str] = mapped_column(String, index=True)
+    file_name: Mapped[str] = mapped_column(String)
+    kind: Mapped[str] = mapped_column(String)
+    reason: Mapped[str] = mapped_column(Text)
+    severity: Mapped[str] = mapped_column(String)  # "error" (skipped) or "warning" (ingested)
+    at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -1,0 +1,31 @@
+"""Translate domain errors into a message on stderr and an exit code."""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
+
+import typer
+from rich.console import Console
+
+from rabbithole.core.errors import RabbitholeError
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+stderr = Console(stderr=True)
+
+
+def handle_errors(func: Callable[P, R]) -> Callable[P, R]:
+    @functools.wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return func(*args, **kwargs)
+        except RabbitholeError as exc:
+            logging.getLogger("rabbithole").debug("command failed", exc_info=True)
+            stderr.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)
+            raise typer.Exit(code=exc.exit_code) from exc
+
+    return wrapper

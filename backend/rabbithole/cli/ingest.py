@@ -1,0 +1,71 @@
+"""`rabbithole ingest PATH`: incremental ingestion with progress bars and a per-file problem report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from rabbithole.cli.errors import handle_errors
+from rabbithole.cli.services import open_services
+from rabbithole.ingestion.pipeline import IngestEvent, IngestReport
+
+#: exit code when some files could not be ingested (the rest was)
+EXIT_PARTIAL = 3
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    @handle_errors
+    def ingest(
+        path: Path = typer.Argument(..., help="A PDF, a collection folder, or a folder of collections (kb/)."),
+        collection: str | None = typer.Option(None, "--collection", "-c", help="Collection name."),
+        reindex: bool = typer.Option(False, help="Drop the collection's index and ingest everything anew."),
+        quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars."),
+    ) -> None:
+        """Ingest PDFs: unchanged files are skipped, changed ones replaced, removed ones dropped."""
+        console = Console(stderr=True)
+        with open_services() as services:
+            pipeline = services.ingestion_pipeline()
+            with Progress(
+                TextColumn("[bold]{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[file]}"),
+                TimeElapsedColumn(),
+                console=console,
+                disable=quiet,
+                transient=False,
+            ) as progress:
+                tasks: dict[str, int] = {}
+
+                def on_event(event: IngestEvent) -> None:
+                    if event.collection not in tasks:
+                        tasks[event.collection] = progress.add_task(
+                            event.collection, total=event.total, file=""
+                        )
+                    progress.update(tasks[event.collection], completed=event.done, file=event.file_name)
+
+                report = pipeline.ingest(path, collection=collection, reindex=reindex, progress=on_event)
+        _print_report(report, Console(stderr=True))
+        if report.failed:
+            raise typer.Exit(code=EXIT_PARTIAL)
+
+
+def _print_report(report: IngestReport, console: Console) -> None:
+    for c in report.collections:
+        console.print(
+            f"[bold]{c.collection}[/]: {len(c.added)} added, {len(c.updated)} updated, "
+            f"{len(c.unchanged)} unchanged, {len(c.removed)} removed, {len(c.failed)} failed; "
+            f"{c.pages} pages, {c.chunks} chunks in {c.seconds:.1f} s",
+            highlight=False,
+        )
+        if c.problems:
+            table = Table("file", "severity", "reason", show_lines=False)
+            for p in c.problems:
+                colour = "red" if p.severity == "error" else "yellow"
+                table.add_row(p.file_name, f"[{colour}]{p.severity}[/]", p.reason)
+            console.print(table)

@@ -1,0 +1,35 @@
+"""The `rabbithole` command line."""
+
+from __future__ import annotations
+
+import logging
+import os
+
+import typer
+
+from rabbithole.cli import ingest, search, serve
+
+app = typer.Typer(
+    name="rabbithole",
+    help="Local, privacy-first research over your own PDFs.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+
+@app.callback()
+def main(
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Log progress details to stderr."),
+) -> None:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+    logging.basicConfig(
+        level=logging.DEBUG if verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+
+
+ingest.register(app)
+search.register(app)
+serve.register(app)

@@ -1,0 +1,72 @@
+"""Render the settings reference (docs/configuration.md) from the Settings model itself, so it stays true."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
+from pydantic_core import PydanticUndefined
+
+from rabbithole.core.config import Settings
+
+HEADER = """# Configuration
+
+Rabbithole reads one typed settings object at start-up. Every setting comes from an environment variable with
+the prefix `RABBITHOLE_`, nested groups joined with `__` (for example `RABBITHOLE_LLM__MODEL=qwen3:8b`), or from
+a `.env` file in the working directory. Invalid values stop start-up with a message naming the variable.
+
+All data Rabbithole writes (Chroma, the SQLite catalog, BM25 indexes) lives under `storage.data_dir`.
+The Ollama address is `llm.base_url` if set, else `$OLLAMA_HOST` (interpreted as Ollama's own tools do),
+else `http://127.0.0.1:11434`.
+
+This page is generated from `backend/rabbithole/core/config.py` by
+`python -m rabbithole.core.config_docs > docs/configuration.md`; a test keeps it in sync.
+"""
+
+
+def _type_name(info: FieldInfo) -> str:
+    text = str(info.annotation).replace("typing.", "").replace("pathlib.", "")
+    for prefix in ("<class '",):
+        text = text.replace(prefix, "")
+    return text.replace("'>", "")
+
+
+def _default(info: FieldInfo) -> str:
+    value: Any = info.default
+    if value is PydanticUndefined:
+        return "(required)"
+    if isinstance(value, BaseModel):
+        return ""
+    return f"`{value}`" if value not in (None, "") else "(unset)"
+
+
+def _rows(model: type[BaseModel], prefix: str) -> list[str]:
+    rows = []
+    for name, info in model.model_fields.items():
+        annotation = info.annotation
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            continue
+        env = f"RABBITHOLE_{prefix}{name.upper()}"
+        description = (info.description or "").replace("|", "\\|")
+        rows.append(f"| `{env}` | {_type_name(info)} | {_default(info)} | {description} |")
+    return rows
+
+
+def render() -> str:
+    parts = [HEADER, "## General\n", "| variable | type | default | meaning |", "|---|---|---|---|"]
+    parts += _rows(Settings, "")
+    for name, info in Settings.model_fields.items():
+        annotation = info.annotation
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            doc = (annotation.__doc__ or "").strip()
+            parts += ["", f"## {name}\n"]
+            if doc:
+                parts += [doc, ""]
+            parts += ["| variable | type | default | meaning |", "|---|---|---|---|"]
+            parts += _rows(annotation, f"{name.upper()}__")
+    return "\n".join(parts) + "\n"
+
+
+if __name__ == "__main__":
+    print(render(), end="")

@@ -1,0 +1,12 @@
+"""Shared test configuration. Fixtures live in tests/fixtures/, one module per concern."""
+
+from __future__ import annotations
+
+import os
+
+# Nothing may reach a model hub: every model is shipped in a package or faked.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+
+pytest_plugins: list[str] = []
