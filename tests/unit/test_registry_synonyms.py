@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import os
-import time
-from pathlib import Path
-
 import pytest
-import yaml
 
+from rabbithole.core.models import ParsedDocument
 from rabbithole.registry.mining import (
     abbreviation_groups,
     collect_names,
@@ -27,37 +23,10 @@ from rabbithole.registry.synonyms import (
 )
 
 
-def _corpus_dir() -> Path | None:
-    candidates = [
-        os.environ.get("RABBITHOLE_TEST_CORPUS", ""),
-        "/work/shared/corpus/de-laws",
-        str(Path(__file__).resolve().parents[3] / "shared" / "corpus" / "de-laws"),
-    ]
-    for candidate in candidates:
-        if candidate and (Path(candidate) / "atg.md").is_file():
-            return Path(candidate)
-    return None
-
-
-def load_corpus() -> tuple[list[tuple[str, str, str]], dict[str, str]]:
-    """(PDF name, title, jurabk) per law from the Markdown front matter, and the texts without it."""
-    corpus = _corpus_dir()
-    if corpus is None:
-        pytest.skip("corpus /work/shared/corpus/de-laws not available")
-    documents: list[tuple[str, str, str]] = []
-    texts: dict[str, str] = {}
-    for path in sorted(corpus.glob("*.md")):
-        if path.name == "README.md":
-            continue
-        raw = path.read_text(encoding="utf-8")
-        _, front, body = raw.split("---", 2)
-        meta = yaml.safe_load(front)
-        file_name = (
-            split_year(meta["jurabk"])[0] + ".pdf"
-        )  # the sample collection's naming: AtG.pdf, StrlSchV.pdf
-        documents.append((file_name, " ".join(str(meta["Title"]).split()), str(meta["jurabk"])))
-        texts[file_name] = body
-    return documents, texts
+def load_corpus(parsed: dict[str, ParsedDocument]) -> tuple[list[tuple[str, str, str]], dict[str, str]]:
+    """(PDF name, title, abbreviation) per law as the parser read them from kb/sample, and the texts."""
+    documents = [(name, *title_and_abbreviation(doc.title, doc.abbreviation)) for name, doc in parsed.items()]
+    return documents, {name: doc.text for name, doc in parsed.items()}
 
 
 # -- normalization ------
@@ -329,12 +298,10 @@ EXPECTED_SHORT_NAMES: dict[str, list[str]] = {
 }
 
 
-def test_mining_the_real_corpus() -> None:
-    documents, texts = load_corpus()
+def test_mining_the_real_corpus(sample_documents: dict[str, ParsedDocument]) -> None:
+    documents, texts = load_corpus(sample_documents)
     assert len(documents) == 17
-    started = time.perf_counter()
     result = mine_short_names([(file_name, abbr) for file_name, _title, abbr in documents], texts.values())
-    elapsed = time.perf_counter() - started
     derived = {file_name: [n.name for n in result.for_document(file_name)] for file_name, _t, _a in documents}
     assert derived == EXPECTED_SHORT_NAMES
     assert not result.ambiguous
@@ -343,4 +310,3 @@ def test_mining_the_real_corpus() -> None:
     assert "Aktiengesetz" not in derived["AtG.pdf"]
     # the explicit "des Atomgesetzes (AtG)" in the corpus
     assert next(n for n in result.names if n.name == "Atomgesetz").defined
-    assert elapsed < 1.5, f"mining took {elapsed:.2f} s"
