@@ -1,0 +1,225 @@
+"""Run a fake Ollama server in a background thread, and control one from Python.
+
+``FakeOllama`` serves in this process (tests: fast, and callables can be scripted);
+``FakeOllamaClient`` controls one started as a separate process (``python -m
+rabbithole.devtools.fake_ollama``) through its ``/_fake`` endpoints, with the same methods.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterable
+from typing import Any
+
+import httpx
+import uvicorn
+from pydantic import BaseModel
+
+from rabbithole.core.config import LLMSettings
+from rabbithole.devtools.fake_ollama.faults import Fault, FaultKind
+from rabbithole.devtools.fake_ollama.server import create_app
+from rabbithole.devtools.fake_ollama.state import FakeState, RecordedRequest, Script
+
+
+def _schema_title(schema: str | type[BaseModel] | None) -> str | None:
+    if schema is None or isinstance(schema, str):
+        return schema
+    title = schema.model_json_schema().get("title")
+    return str(title) if title else schema.__name__
+
+
+class _Controls:
+    """The control surface shared by the in-process server and the HTTP client."""
+
+    @property
+    def url(self) -> str:
+        raise NotImplementedError
+
+    def settings(self, **overrides: Any) -> LLMSettings:
+        """``LLMSettings`` pointing at this server (small, fast defaults for tests)."""
+        values: dict[str, Any] = {"base_url": self.url, "request_timeout_s": 10.0, **overrides}
+        return LLMSettings(**values)
+
+    def openai_settings(self, **overrides: Any) -> LLMSettings:
+        """``LLMSettings`` for this server's OpenAI-compatible ``/v1`` API."""
+        return self.settings(provider="openai", base_url=f"{self.url}/v1", **overrides)
+
+
+class FakeOllama(_Controls):
+    """A fake Ollama server in a daemon thread of this process.
+
+    Use as a context manager, or ``start()``/``stop()``. ``port=0`` picks a free port.
+    """
+
+    def __init__(
+        self,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        models: Iterable[str] | None = None,
+        latency_ms: int = 0,
+    ) -> None:
+        self.state = FakeState(models, latency_ms)
+        self.app = create_app(self.state)
+        self.host = host
+        self._requested_port = port
+        self.port = port
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def start(self, timeout_s: float = 10.0) -> FakeOllama:
+        if self._server is not None:
+            return self
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((self.host, self._requested_port))
+        self.port = sock.getsockname()[1]
+        config = uvicorn.Config(
+            self.app,
+            log_level="warning",
+            lifespan="off",
+            timeout_graceful_shutdown=1,
+            access_log=False,
+        )
+        server = uvicorn.Server(config)
+        thread = threading.Thread(
+            target=server.run, kwargs={"sockets": [sock]}, daemon=True, name="fake-ollama"
+        )
+        thread.start()
+        deadline = time.monotonic() + timeout_s
+        while not server.started:
+            if not thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError(f"fake ollama did not start on {self.url}")
+            time.sleep(0.005)
+        self._server, self._thread, self._socket = server, thread, sock
+        self.app.state.handlers.warm_up()
+        return self
+
+    def stop(self) -> None:
+        if self._server is None:
+            return
+        self._server.should_exit = True
+        self._server.force_exit = True  # do not wait for idle keep-alive connections
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._socket.close()
+        self._server = None
+        self._thread = None
+
+    def __enter__(self) -> FakeOllama:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- control ---------------------------------------------------------------------------
+
+    def script(
+        self,
+        response: Any,
+        *,
+        schema: str | type[BaseModel] | None = None,
+        prompt_contains: str | None = None,
+        model: str | None = None,
+        path: str | None = None,
+        times: int | None = None,
+    ) -> Script:
+        """Answer matching requests with ``response`` (str, dict, Pydantic model, or callable).
+
+        ``schema``: the requested schema's title (a Pydantic model or its name). The latest
+        matching script wins; ``times`` limits how often it answers.
+        """
+        return self.state.add_script(
+            Script(response, _schema_title(schema), prompt_contains, model, path, times)
+        )
+
+    def fault(self, kind: FaultKind, **options: Any) -> Fault:
+        """Inject a fault (see ``Fault``): e.g. ``fault("error", times=2)``, ``fault("drop")``."""
+        return self.state.add_fault(Fault(kind, **options))
+
+    def set_models(self, models: Iterable[str]) -> None:
+        self.state.set_models(models)
+
+    def set_latency(self, latency_ms: int) -> None:
+        self.state.latency_ms = latency_ms
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        return self.state.recorded()
+
+    def model_requests(self, path: str | None = None) -> list[RecordedRequest]:
+        """Recorded requests to chat/generate endpoints (or to ``path``)."""
+        paths = (path,) if path else ("/api/chat", "/api/generate", "/v1/chat/completions")
+        return [r for r in self.requests if r.path in paths]
+
+    def reset(self) -> None:
+        self.state.reset()
+
+
+class FakeOllamaClient(_Controls):
+    """Controls a fake Ollama server running elsewhere (another process) over HTTP."""
+
+    def __init__(self, url: str, timeout_s: float = 10.0) -> None:
+        self._url = url.rstrip("/")
+        self._http = httpx.Client(base_url=self._url, timeout=timeout_s)
+
+    @property
+    def url(self) -> str:
+        return self._url
+
+    def _post(self, path: str, body: Any) -> Any:
+        response = self._http.post(path, json=body)
+        response.raise_for_status()
+        return response.json()
+
+    def script(
+        self,
+        response: Any,
+        *,
+        schema: str | type[BaseModel] | None = None,
+        prompt_contains: str | None = None,
+        model: str | None = None,
+        path: str | None = None,
+        times: int | None = None,
+    ) -> None:
+        if callable(response):
+            raise TypeError("a server in another process cannot run callables: script a value")
+        if isinstance(response, BaseModel):
+            response = response.model_dump(mode="json")
+        body = {
+            "response": response,
+            "schema": _schema_title(schema),
+            "prompt_contains": prompt_contains,
+            "model": model,
+            "path": path,
+            "times": times,
+        }
+        self._post("/_fake/script", body)
+
+    def fault(self, kind: FaultKind, **options: Any) -> None:
+        self._post("/_fake/faults", {"kind": kind, **options})
+
+    def set_models(self, models: Iterable[str]) -> None:
+        self._post("/_fake/models", {"models": list(models)})
+
+    def set_latency(self, latency_ms: int) -> None:
+        self._post("/_fake/latency", {"latency_ms": latency_ms})
+
+    @property
+    def requests(self) -> list[dict[str, Any]]:
+        response = self._http.get("/_fake/requests")
+        response.raise_for_status()
+        data: list[dict[str, Any]] = response.json()
+        return data
+
+    def reset(self) -> None:
+        self._post("/_fake/reset", {})
+
+    def close(self) -> None:
+        self._http.close()
