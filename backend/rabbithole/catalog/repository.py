@@ -68,11 +68,12 @@ class Catalog:
                 session.delete(row)
 
     def revision(self, collection: str) -> str:
+        """Changes whenever the collection's chunks change, also across delete and re-create."""
         with self._sessions() as session:
-            rev = session.scalar(select(CollectionRow.revision).where(CollectionRow.name == collection))
-            if rev is None:
+            row = session.get(CollectionRow, collection)
+            if row is None:
                 raise CollectionNotFoundError(collection)
-            return str(rev)
+            return f"{row.created_at:%Y%m%dT%H%M%S%f}-{row.revision}"
 
     def _bump_revision(self, session: Session, collection: str) -> None:
         session.execute(
@@ -115,14 +116,15 @@ class Catalog:
 
     def documents(self, collection: str) -> list[DocumentInfo]:
         with self._sessions() as session:
-            counts = dict(
-                session.execute(
+            counts: dict[int, int] = {
+                doc_id: count
+                for doc_id, count in session.execute(
                     select(ChunkRow.document_id, func.count())
                     .join(DocumentRow, ChunkRow.document_id == DocumentRow.id)
                     .where(DocumentRow.collection_name == collection)
                     .group_by(ChunkRow.document_id)
-                ).tuples()
-            )
+                )
+            }
             rows = session.scalars(
                 select(DocumentRow)
                 .where(DocumentRow.collection_name == collection)
@@ -288,7 +290,7 @@ class Catalog:
         with self._sessions() as session:
             return [self._chunk(row) for row in session.execute(query)]
 
-    def get_chunks(self, ids: Iterable[str]) -> dict[str, Chunk]:
+    def get_chunks(self, collection: str, ids: Iterable[str]) -> dict[str, Chunk]:
         wanted = list(dict.fromkeys(ids))
         found: dict[str, Chunk] = {}
         with self._sessions() as session:
@@ -296,7 +298,7 @@ class Catalog:
                 query = (
                     select(*self._CHUNK_COLUMNS)
                     .join(DocumentRow, ChunkRow.document_id == DocumentRow.id)
-                    .where(ChunkRow.id.in_(wanted[i : i + 500]))
+                    .where(DocumentRow.collection_name == collection, ChunkRow.id.in_(wanted[i : i + 500]))
                 )
                 for row in session.execute(query):
                     chunk = self._chunk(row)
@@ -315,9 +317,7 @@ class Catalog:
 
     def load_registry(self, collection: str) -> dict[str, Any]:
         with self._sessions() as session:
-            raw = session.scalar(
-                select(CollectionRow.registry_json).where(CollectionRow.name == collection)
-            )
+            raw = session.scalar(select(CollectionRow.registry_json).where(CollectionRow.name == collection))
             if raw is None:
                 raise CollectionNotFoundError(collection)
             data: dict[str, Any] = json.loads(raw)

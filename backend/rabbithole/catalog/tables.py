@@ -54,9 +54,7 @@ class DocumentRow(Base):
 class PageRow(Base):
     __tablename__ = "pages"
 
-    document_id: Mapped[int] = mapped_column(
-        ForeignKey("documents.id", ondelete="CASCADE"), primary_key=True
-    )
+    document_id: Mapped[int] = mapped_column(ForeignKey("documents.id", ondelete="CASCADE"), primary_key=True)
     number: Mapped[int] = mapped_column(Integer, primary_key=True)
     offset: Mapped[int] = mapped_column(Integer)
     text: Mapped[str] = mapped_column(Text)

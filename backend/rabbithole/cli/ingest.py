@@ -21,7 +21,9 @@ def register(app: typer.Typer) -> None:
     @app.command()
     @handle_errors
     def ingest(
-        path: Path = typer.Argument(..., help="A PDF, a collection folder, or a folder of collections (kb/)."),
+        path: Path = typer.Argument(
+            ..., help="A PDF, a collection folder, or a folder of collections (kb/)."
+        ),
         collection: str | None = typer.Option(None, "--collection", "-c", help="Collection name."),
         reindex: bool = typer.Option(False, help="Drop the collection's index and ingest everything anew."),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars."),

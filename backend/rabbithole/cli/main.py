@@ -7,7 +7,7 @@ import os
 
 import typer
 
-from rabbithole.cli import ingest, search, serve
+from rabbithole.cli import collections, ingest, search, serve
 
 app = typer.Typer(
     name="rabbithole",
@@ -33,3 +33,4 @@ def main(
 ingest.register(app)
 search.register(app)
 serve.register(app)
+collections.register(app)

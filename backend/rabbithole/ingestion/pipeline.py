@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
@@ -19,36 +21,25 @@ from rabbithole.catalog.repository import Catalog
 from rabbithole.core.config import IngestionSettings
 from rabbithole.core.errors import EmbeddingModelMismatchError, IngestionError
 from rabbithole.core.models import Chunk, ParsedDocument
+from rabbithole.embeddings.base import Embedder
 from rabbithole.ingestion.chunking import chunk_document
 from rabbithole.ingestion.discovery import CollectionSource, content_hash, discover, validate_collection_name
+from rabbithole.store.chroma_store import ChromaStore, VectorCollection
 
 log = logging.getLogger(__name__)
+
+#: files parsed ahead of the one being embedded
+READ_AHEAD = 2
+
+Prepared = tuple[ParsedDocument, list[Chunk]] | IngestProblem
 
 
 class Parser(Protocol):
     def parse(self, path: Path, file_name: str) -> ParsedDocument: ...
 
 
-class DocumentEmbedder(Protocol):
-    @property
-    def model_id(self) -> str: ...
-
-    @property
-    def dim(self) -> int: ...
-
-    def embed_documents(self, texts: Sequence[str]) -> npt.NDArray[np.float32]: ...
-
-
-class VectorIndex(Protocol):
-    def upsert(self, collection: str, chunks: Sequence[Chunk], embeddings: npt.NDArray[np.float32]) -> None: ...
-
-    def delete_document(self, collection: str, document: str) -> None: ...
-
-    def delete_collection(self, collection: str) -> None: ...
-
-
 class TokenCounter(Protocol):
-    def count(self, text: str) -> int: ...
+    def count_many(self, texts: Sequence[str]) -> list[int]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,24 +97,24 @@ class IngestionPipeline:
         settings: IngestionSettings,
         catalog: Catalog,
         parser: Parser,
-        embedder_factory: Callable[[], DocumentEmbedder],
-        vectors: VectorIndex,
+        embedder_factory: Callable[[], Embedder],
+        store: ChromaStore,
         tokens: TokenCounter,
         on_collection_changed: Callable[[str], None] | None = None,
-        registry_builder: Callable[[str, Path], None] | None = None,
+        registry_builder: Callable[[str, Path, bool], object] | None = None,
     ) -> None:
         self.settings = settings
         self.catalog = catalog
         self.parser = parser
         self._embedder_factory = embedder_factory
-        self._embedder: DocumentEmbedder | None = None
-        self.vectors = vectors
+        self._embedder: Embedder | None = None
+        self.store = store
         self.tokens = tokens
         self.on_collection_changed = on_collection_changed
         self.registry_builder = registry_builder
 
     @property
-    def embedder(self) -> DocumentEmbedder:
+    def embedder(self) -> Embedder:
         # Loaded only when a file actually needs embedding: a re-run over an unchanged folder stays instant.
         if self._embedder is None:
             self._embedder = self._embedder_factory()
@@ -148,9 +139,10 @@ class IngestionPipeline:
         name = validate_collection_name(source.collection)
         report = CollectionReport(collection=name)
         existing = self.catalog.collection(name)
-        if existing is not None and reindex:
-            self.vectors.delete_collection(name)
-            self.catalog.delete_collection(name)
+        if reindex:
+            self.store.delete_collection(name)
+            if existing is not None:
+                self.catalog.delete_collection(name)
             existing = None
         known = self.catalog.document_hashes(name) if existing else {}
 
@@ -170,26 +162,28 @@ class IngestionPipeline:
         if pending:
             if existing is not None and existing.embedding_model != self.embedder.model_id:
                 raise EmbeddingModelMismatchError(name, existing.embedding_model, self.embedder.model_id)
+            vectors = self.store.open(name, self.embedder, create=True)
             self.catalog.ensure_collection(name, self.embedder.model_id, self.embedder.dim)
 
         total = len(source.files)
-        for index, (path, file_name, digest, size) in enumerate(pending):
-            self._ingest_file(name, path, file_name, digest, size, known, report)
-            if progress:
-                progress(IngestEvent("file", name, len(report.unchanged) + index + 1, total, file_name))
+        if pending:
+            self._ingest_files(vectors, name, pending, known, report, progress, total)
 
         if source.complete and existing is not None:
             present = {source.file_name(p) for p in source.files}
-            for file_name in sorted(set(known) - present):
-                self.vectors.delete_document(name, file_name)
+            gone = sorted(set(known) - present)
+            removed_from = self.store.open(name) if gone and self.store.exists(name) else None
+            for file_name in gone:
+                if removed_from is not None:
+                    removed_from.delete_document(file_name)
                 self.catalog.delete_document(name, file_name)
                 report.removed.append(file_name)
 
         if self.catalog.collection(name) is not None:
             # Problems are the state of the folder as last scanned: a file fixed since is no longer listed.
             self.catalog.record_problems(name, report.problems)
-            if report.changed and self.registry_builder is not None:
-                self.registry_builder(name, source.root)
+            if self.registry_builder is not None:  # it also notices an edited registry.yaml
+                self.registry_builder(name, source.root, report.changed)
             if report.changed and self.on_collection_changed is not None:
                 self.on_collection_changed(name)
         report.seconds = time.perf_counter() - started
@@ -197,45 +191,102 @@ class IngestionPipeline:
             progress(IngestEvent("collection", name, total, total))
         return report
 
-    def _ingest_file(
+    def _ingest_files(
         self,
+        vectors: VectorCollection,
         collection: str,
-        path: Path,
-        file_name: str,
-        digest: str,
-        size: int,
+        pending: Sequence[tuple[Path, str, str, int]],
         known: dict[str, str],
         report: CollectionReport,
+        progress: Callable[[IngestEvent], None] | None,
+        total: int,
     ) -> None:
+        """Three stages overlap: a reader thread parses and chunks the next files, this thread embeds
+        (the embedder is the bottleneck and releases the GIL in its numeric kernels), a writer thread stores
+        what was embedded. Results are written in file order."""
+        with (
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix="ingest-read") as reader,
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix="ingest-write") as writer,
+        ):
+            ahead: deque[tuple[tuple[Path, str, str, int], Future[Prepared]]] = deque()
+            upcoming = iter(pending)
+
+            def read_next() -> None:
+                item = next(upcoming, None)
+                if item is not None:
+                    ahead.append((item, reader.submit(self._prepare, collection, item[0], item[1])))
+
+            for _ in range(READ_AHEAD):
+                read_next()
+            writes: list[Future[None]] = []
+            index = 0
+            while ahead:
+                (_path, file_name, digest, size), future = ahead.popleft()
+                read_next()
+                index += 1
+                outcome = future.result()
+                if isinstance(outcome, IngestProblem):
+                    report.problems.append(outcome)
+                    if file_name in known:  # the new version is unreadable: the stale one must not be found
+                        writes.append(writer.submit(self._remove, vectors, collection, file_name))
+                        report.removed.append(file_name)
+                else:
+                    parsed, chunks = outcome
+                    report.problems.extend(
+                        IngestProblem(file_name, "warning", w, "warning") for w in parsed.warnings
+                    )
+                    embed_started = time.perf_counter()
+                    embeddings = (
+                        self.embedder.embed_documents([embedding_input(parsed, c) for c in chunks])
+                        if chunks
+                        else np.zeros((0, self.embedder.dim), dtype=np.float32)
+                    )
+                    report.embed_seconds += time.perf_counter() - embed_started
+                    writes.append(
+                        writer.submit(
+                            self._store, vectors, collection, parsed, chunks, embeddings, digest, size
+                        )
+                    )
+                    (report.updated if file_name in known else report.added).append(file_name)
+                    report.pages += len(parsed.pages)
+                    report.chunks += len(chunks)
+                if progress:
+                    progress(IngestEvent("file", collection, len(report.unchanged) + index, total, file_name))
+            for write in writes:
+                write.result()  # a failing store is not a bad file: it stops the run
+
+    def _prepare(self, collection: str, path: Path, file_name: str) -> Prepared:
         try:
             parsed = self.parser.parse(path, file_name)
         except IngestionError as exc:
-            report.problems.append(IngestProblem(file_name, _kind(exc), str(exc), "error"))
-            if file_name in known:  # the new version is unreadable: the stale one must not be searched
-                self.vectors.delete_document(collection, file_name)
-                self.catalog.delete_document(collection, file_name)
-                report.removed.append(file_name)
-            return
-        for warning in parsed.warnings:
-            report.problems.append(IngestProblem(file_name, "warning", warning, "warning"))
-        chunks = [
-            replace(chunk, token_count=self.tokens.count(chunk.text))
-            for chunk in chunk_document(parsed, collection, self.settings)
-        ]
-        embed_started = time.perf_counter()
-        embeddings = (
-            self.embedder.embed_documents([embedding_input(parsed, c) for c in chunks])
-            if chunks
-            else np.zeros((0, self.embedder.dim), dtype=np.float32)
-        )
-        report.embed_seconds += time.perf_counter() - embed_started
-        self.vectors.delete_document(collection, file_name)
+            return IngestProblem(file_name, _kind(exc), str(exc), "error")
+        except Exception as exc:  # a parser bug on one odd file must not stop the batch
+            log.exception("unexpected failure reading %s", file_name)
+            return IngestProblem(file_name, "unreadable", f"could not be read: {exc}", "error")
+        chunks = chunk_document(parsed, collection, self.settings)
+        counts = self.tokens.count_many([c.text for c in chunks])
+        return parsed, [replace(c, token_count=n) for c, n in zip(chunks, counts, strict=True)]
+
+    def _store(
+        self,
+        vectors: VectorCollection,
+        collection: str,
+        parsed: ParsedDocument,
+        chunks: list[Chunk],
+        embeddings: npt.NDArray[np.float32],
+        digest: str,
+        size: int,
+    ) -> None:
+        # Vectors first: if the process dies before the catalog commit, the file's old hash stays recorded
+        # and the next run ingests it again.
+        vectors.delete_document(parsed.file_name)
         if chunks:
-            self.vectors.upsert(collection, chunks, embeddings)
+            vectors.upsert(chunks, embeddings)
         self.catalog.replace_document(collection, parsed, digest, size, chunks)
-        (report.updated if file_name in known else report.added).append(file_name)
-        report.pages += len(parsed.pages)
-        report.chunks += len(chunks)
+
+    def _remove(self, vectors: VectorCollection, collection: str, file_name: str) -> None:
+        vectors.delete_document(file_name)
+        self.catalog.delete_document(collection, file_name)
 
 
 def _kind(exc: IngestionError) -> str:

@@ -1,0 +1,86 @@
+"""`rabbithole collections` and `rabbithole registry`: what is ingested, and the names of its documents."""
+
+from __future__ import annotations
+
+import json
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from rabbithole.cli.errors import handle_errors
+from rabbithole.cli.services import open_services
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    @handle_errors
+    def collections(as_json: bool = typer.Option(False, "--json", help="JSON output.")) -> None:
+        """List collections, their documents and the files the last ingestion could not read."""
+        with open_services() as services:
+            data = []
+            for c in services.catalog.list_collections():
+                data.append(
+                    {
+                        "name": c.name,
+                        "embedding_model": c.embedding_model,
+                        "documents": c.documents,
+                        "chunks": c.chunks,
+                        "problems": [
+                            {"file": p.file_name, "severity": p.severity, "reason": p.reason}
+                            for p in services.catalog.problems(c.name)
+                        ],
+                    }
+                )
+        if as_json:
+            typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
+            return
+        console = Console()
+        if not data:
+            console.print("no collections yet: run `rabbithole ingest kb`")
+        for c in data:
+            console.print(
+                f"[bold]{c['name']}[/]: {c['documents']} documents, {c['chunks']} chunks "
+                f"({c['embedding_model']})",
+                highlight=False,
+            )
+            for p in c["problems"]:  # type: ignore[attr-defined]
+                console.print(f"  {p['severity']}: {p['file']}: {p['reason']}", highlight=False)
+
+    @app.command()
+    @handle_errors
+    def registry(
+        collection: str = typer.Option(..., "--collection", "-c", help="The collection."),
+        resolve: str | None = typer.Option(None, help='Resolve a name, e.g. "des Atomgesetzes".'),
+        as_json: bool = typer.Option(False, "--json", help="JSON output."),
+    ) -> None:
+        """Show a collection's document registry (titles, abbreviations, synonyms), or resolve a name."""
+        with open_services() as services:
+            services.catalog.require_collection(collection)
+            reg = services.registry(collection)
+        if resolve is not None:
+            hit = reg.resolve(resolve)
+            out = (
+                None
+                if hit is None
+                else {
+                    "document": hit.document,
+                    "synonym": hit.synonym,
+                    "match": str(hit.match),
+                    "confidence": hit.confidence,
+                }
+            )
+            typer.echo(json.dumps(out, ensure_ascii=False) if as_json else (out or "unresolved"))
+            if hit is None:
+                raise typer.Exit(code=1)
+            return
+        data = reg.to_dict()
+        if as_json:
+            typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
+            return
+        table = Table("document", "abbreviation", "short names", "synonyms")
+        for entry in reg.entries:
+            table.add_row(
+                entry.file_name, entry.abbreviation, ", ".join(entry.short_names), str(len(entry.synonyms))
+            )
+        Console().print(table)

@@ -1,0 +1,51 @@
+"""`rabbithole search QUERY --collection NAME`: hybrid search from the command line."""
+
+from __future__ import annotations
+
+import json
+
+import typer
+from rich.console import Console
+
+from rabbithole.cli.errors import handle_errors
+from rabbithole.cli.services import open_services
+from rabbithole.retrieval.filters import SearchFilters
+from rabbithole.retrieval.hybrid import MODES, SearchMode
+from rabbithole.retrieval.schemas import SearchResultItem
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    @handle_errors
+    def search(
+        query: str = typer.Argument(..., help="What to look for, in German or English."),
+        collection: list[str] = typer.Option(..., "--collection", "-c", help="Collection(s) to search."),
+        document: list[str] = typer.Option([], "--document", "-d", help="Only these documents."),
+        section: list[str] = typer.Option([], "--section", "-s", help='Only these sections ("§ 80").'),
+        page_from: int | None = typer.Option(None, min=1, help="First page."),
+        page_to: int | None = typer.Option(None, min=1, help="Last page."),
+        k: int = typer.Option(5, "--k", "-k", min=1, max=200, help="Number of results."),
+        mode: str = typer.Option("hybrid", help="hybrid, vector or bm25."),
+        as_json: bool = typer.Option(False, "--json", help="JSON output."),
+    ) -> None:
+        """Search collections (vector + BM25, fused)."""
+        if mode not in MODES:
+            raise typer.BadParameter(f"mode must be one of {', '.join(MODES)}")
+        chosen: SearchMode = mode  # type: ignore[assignment]
+        filters = SearchFilters.create(
+            documents=document or None, sections=section or None, page_from=page_from, page_to=page_to
+        )
+        with open_services() as services:
+            hits = services.searcher.search(query, collection, k=k, filters=filters, mode=chosen)
+        items = [SearchResultItem.from_hit(h) for h in hits]
+        if as_json:
+            typer.echo(json.dumps([i.model_dump() for i in items], ensure_ascii=False, indent=2))
+            return
+        console = Console()
+        if not items:
+            console.print("no results")
+        for rank, item in enumerate(items, 1):
+            where = f"{item.document} p. {item.page}" + (f" {item.section}" if item.section else "")
+            console.print(f"[bold]{rank}. {where}[/] {item.heading}  [dim]score {item.score:.3f}[/]")
+            console.print(item.text if len(item.text) < 600 else item.text[:600] + " …", highlight=False)
+            console.print()

