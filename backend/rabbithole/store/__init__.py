@@ -1,1 +1,1 @@
-
+"""Vector store (ChromaDB). See :mod:`rabbithole.store.chroma_store`."""

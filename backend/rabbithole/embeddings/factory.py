@@ -1,0 +1,38 @@
+"""Build the configured embedder from settings."""
+
+from __future__ import annotations
+
+import os
+
+from rabbithole.core.config import DEFAULT_OLLAMA_HOST, Settings, normalize_ollama_host
+from rabbithole.embeddings.base import Embedder
+
+
+def ollama_base_url(settings: Settings) -> str:
+    """The Ollama address: the LLM's when the LLM runs on Ollama, else $OLLAMA_HOST or the default."""
+    if settings.llm.provider == "ollama":
+        return settings.llm.resolved_base_url
+    return normalize_ollama_host(os.environ.get("OLLAMA_HOST", "")) or DEFAULT_OLLAMA_HOST
+
+
+def create_embedder(settings: Settings) -> Embedder:
+    """The embedder configured in ``settings.embeddings``. Cheap: models load on first use."""
+    cfg = settings.embeddings
+    if cfg.provider == "use-multilingual":
+        from rabbithole.embeddings.use_multilingual import UseMultilingualEmbedder
+
+        return UseMultilingualEmbedder(threads=cfg.threads, batch_size=cfg.batch_size)
+    if cfg.provider == "sentence-transformers":
+        from rabbithole.embeddings.sentence_transformers import SentenceTransformerEmbedder
+
+        return SentenceTransformerEmbedder(cfg.model, batch_size=cfg.batch_size)
+    if cfg.provider == "ollama":
+        from rabbithole.embeddings.ollama import OllamaEmbedder
+
+        return OllamaEmbedder(
+            cfg.model,
+            ollama_base_url(settings),
+            batch_size=cfg.batch_size,
+            timeout_s=settings.llm.request_timeout_s,
+        )
+    raise AssertionError(f"unknown embedding provider {cfg.provider!r}")  # pragma: no cover

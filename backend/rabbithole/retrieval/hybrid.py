@@ -1,0 +1,314 @@
+"""Hybrid search: vector (Chroma) + BM25 (bm25s), fused with Reciprocal Rank Fusion.
+
+Per collection, each retriever returns up to ``candidates`` chunks under the same filters; the lists of
+all searched collections are merged per retriever by raw score (cosine similarity / BM25 score), cut to
+``candidates`` and fused with RRF. Overlapping chunks of one document are de-duplicated (the better
+one stays), and every hit gets comparable scores:
+
+- ``score``: RRF normalized by the maximum possible RRF, in [0, 1]; 1.0 = ranked first by every
+  retriever that ran (hybrid: both; a hit found by only one of them scores at most 0.5);
+- ``similarity``: cosine similarity to the query (vectors of BM25-only hits are fetched from the store);
+  None in "bm25" mode unless a query vector was given;
+- ``bm25``: raw BM25 score (0.0 when no query term occurs); None in "vector" mode;
+- ``vector_rank`` / ``bm25_rank``: 1-based ranks in the merged candidate lists, None when not a candidate.
+
+Modes "vector" and "bm25" run one retriever (benchmarks compare them). A query vector can be passed in
+to leave embedding time out of measurements.
+
+Cross-lingual queries: in hybrid mode, a query that is evidently in a language none of a collection's
+documents is in (an English question over German laws, by its function words, see
+``tokenizer.query_language``) is not sent to that collection's BM25 index, which could only add noise; when
+no collection runs BM25, the query is fused from the vector ranking alone (so 1.0 = first by vector).
+On the project's retrieval dev set (32 questions, 11 in English over the German corpus) this raised hybrid
+recall@5 from 0.63 to 0.72.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+
+from rabbithole.core.config import RetrievalSettings
+from rabbithole.core.errors import InvalidRequestError
+from rabbithole.core.models import Chunk, SearchHit
+from rabbithole.embeddings.base import Embedder, FloatArray, l2_normalize
+from rabbithole.retrieval.bm25_index import BM25Index, BM25Indexes, BM25Params, BM25Result
+from rabbithole.retrieval.filters import SearchFilters
+from rabbithole.retrieval.fusion import dedup_overlapping, reciprocal_rank_fusion
+from rabbithole.retrieval.source import ChunkSource
+from rabbithole.retrieval.tokenizer import query_language
+
+if TYPE_CHECKING:
+    from rabbithole.core.config import Settings
+    from rabbithole.store.chroma_store import ChromaStore, VectorCollection
+
+log = logging.getLogger(__name__)
+
+SearchMode = Literal["hybrid", "vector", "bm25"]
+MODES: tuple[SearchMode, ...] = ("hybrid", "vector", "bm25")
+
+Key = tuple[str, str]  # (collection, chunk id)
+
+
+@dataclass(slots=True)
+class SearchResult:
+    hits: list[SearchHit]
+    mode: SearchMode
+    timings: dict[str, float] = field(default_factory=dict)  # seconds per stage
+    candidates: dict[str, int] = field(default_factory=dict)  # retriever -> merged candidate count
+    bm25_skipped: list[str] = field(default_factory=list)  # collections not searched by BM25 (language)
+
+
+@dataclass(slots=True)
+class _Info:
+    similarity: float | None = None
+    bm25: float | None = None
+
+
+class HybridSearcher:
+    """Search one or several collections. Collaborators are injected; thread-safe."""
+
+    def __init__(
+        self,
+        embedder: Embedder,
+        store: ChromaStore,
+        source: ChunkSource,
+        *,
+        index_dir: Path | None = None,
+        settings: RetrievalSettings | None = None,
+        bm25: BM25Indexes | None = None,
+        bm25_params: BM25Params | None = None,
+        dedup_min_overlap: float = 0.0,
+        cross_lingual_skip: bool = True,
+    ) -> None:
+        if bm25 is None:
+            if index_dir is None:
+                raise ValueError("HybridSearcher needs index_dir (or a BM25Indexes)")
+            bm25 = BM25Indexes(index_dir, source, bm25_params)
+        self.embedder = embedder
+        self.store = store
+        self.source = source
+        self.bm25 = bm25
+        self.settings = settings or RetrievalSettings.model_validate({})
+        self.dedup_min_overlap = dedup_min_overlap
+        self.cross_lingual_skip = cross_lingual_skip
+
+    @classmethod
+    def from_settings(
+        cls, settings: Settings, embedder: Embedder, store: ChromaStore, source: ChunkSource
+    ) -> HybridSearcher:
+        return cls(embedder, store, source, index_dir=settings.storage.index_dir, settings=settings.retrieval)
+
+    # --- public API ---------------------------------------------------------------------------------
+
+    def search(
+        self,
+        query: str,
+        collections: str | Sequence[str],
+        *,
+        k: int | None = None,
+        filters: SearchFilters | None = None,
+        mode: SearchMode = "hybrid",
+        query_vector: np.ndarray | None = None,
+        candidates: int | None = None,
+    ) -> list[SearchHit]:
+        """The ``k`` best chunks for ``query``, best first. See :meth:`run` for the details."""
+        return self.run(
+            query,
+            collections,
+            k=k,
+            filters=filters,
+            mode=mode,
+            query_vector=query_vector,
+            candidates=candidates,
+        ).hits
+
+    def embed_query(self, query: str) -> FloatArray:
+        return self.embedder.embed_query(query)
+
+    def run(
+        self,
+        query: str,
+        collections: str | Sequence[str],
+        *,
+        k: int | None = None,
+        filters: SearchFilters | None = None,
+        mode: SearchMode = "hybrid",
+        query_vector: np.ndarray | None = None,
+        candidates: int | None = None,
+    ) -> SearchResult:
+        """Search and report per-stage timings.
+
+        collections: one name or several (searched together, results merged).
+        k: hits to return (default settings.k); candidates: per retriever (default settings.candidates).
+        query_vector: use this instead of embedding ``query`` (``query`` is still used by BM25).
+        Raises InvalidRequestError, CollectionNotFoundError, EmbeddingModelMismatchError, EmbeddingError,
+        StoreError.
+        """
+        started = time.perf_counter()
+        timings: dict[str, float] = {}
+        names = [collections] if isinstance(collections, str) else list(dict.fromkeys(collections))
+        if not names:
+            raise InvalidRequestError("no collection to search")
+        if mode not in MODES:
+            raise InvalidRequestError(f"unknown search mode '{mode}' (use one of: {', '.join(MODES)})")
+        k = self.settings.k if k is None else k
+        if k < 1:
+            raise InvalidRequestError(f"k must be at least 1, got {k}")
+        n_candidates = max(k, self.settings.candidates if candidates is None else candidates)
+        filters = filters or SearchFilters()
+        filters.validate()
+        if not query.strip() and query_vector is None:
+            raise InvalidRequestError("the query is empty")
+        use_vector = mode in ("hybrid", "vector")
+        use_bm25 = mode in ("hybrid", "bm25")
+
+        # Open collections first: unknown names and model mismatches fail before any work.
+        handles = {name: self.store.open(name, self.embedder if use_vector else None) for name in names}
+
+        qvec: FloatArray | None = None
+        if query_vector is not None:
+            qvec = l2_normalize(np.asarray(query_vector, dtype=np.float32).reshape(-1))
+            if use_vector:
+                for name, handle in handles.items():
+                    if handle.dim != qvec.shape[0]:
+                        raise InvalidRequestError(
+                            f"the query vector has {qvec.shape[0]} dimensions, collection '{name}' holds "
+                            f"{handle.dim}-dimensional vectors"
+                        )
+        elif use_vector:
+            t = time.perf_counter()
+            qvec = self.embedder.embed_query(query)
+            timings["embed"] = time.perf_counter() - t
+
+        info: dict[Key, _Info] = {}
+        rankings: dict[str, list[Key]] = {}
+
+        if use_vector:
+            assert qvec is not None
+            t = time.perf_counter()
+            where = filters.to_chroma_where()
+            scored: list[tuple[float, int, Key]] = []
+            for c_index, name in enumerate(names):
+                for match in handles[name].query(qvec, n_candidates, where):
+                    key = (name, match.id)
+                    scored.append((-match.similarity, c_index, key))
+                    info.setdefault(key, _Info()).similarity = match.similarity
+            scored.sort(key=lambda s: (s[0], s[1]))
+            rankings["vector"] = [key for _, _, key in scored[:n_candidates]]
+            timings["vector"] = time.perf_counter() - t
+
+        bm25_results: dict[str, tuple[BM25Index, BM25Result]] = {}
+        skipped_bm25: list[str] = []
+        if use_bm25:
+            t = time.perf_counter()
+            scored_b: list[tuple[float, int, Key]] = []
+            # Cross-lingual: BM25 cannot match an (evidently) English question against German-only text;
+            # in hybrid mode such a collection is searched by vector only (bm25 mode always runs BM25).
+            qlang = query_language(query) if mode == "hybrid" and self.cross_lingual_skip else None
+            for c_index, name in enumerate(names):
+                index = self.bm25.get(name)
+                if qlang is not None and qlang not in index.languages:
+                    skipped_bm25.append(name)
+                    continue
+                result = index.search(query, n_candidates, filters)
+                bm25_results[name] = (index, result)
+                for hit in result.matches:
+                    key = (name, hit.id)
+                    scored_b.append((-hit.score, c_index, key))
+                    info.setdefault(key, _Info()).bm25 = hit.score
+            scored_b.sort(key=lambda s: (s[0], s[1]))
+            if len(skipped_bm25) < len(names):
+                rankings["bm25"] = [key for _, _, key in scored_b[:n_candidates]]
+            timings["bm25"] = time.perf_counter() - t
+
+        t = time.perf_counter()
+        fused = reciprocal_rank_fusion(rankings, k=self.settings.rrf_k, n_retrievers=len(rankings))
+        timings["fuse"] = time.perf_counter() - t
+
+        t = time.perf_counter()
+        chunks = self._fetch_chunks([f.key for f in fused])
+        present = [f for f in fused if f.key in chunks]
+        if len(present) < len(fused):
+            log.warning(
+                "%d search candidates are in the index but not in the catalog (re-ingest?)",
+                len(fused) - len(present),
+            )
+        top = dedup_overlapping(
+            present,
+            lambda f: ((f.key[0], chunks[f.key].document), chunks[f.key].start, chunks[f.key].end),
+            self.dedup_min_overlap,
+        )[:k]
+        timings["fetch"] = time.perf_counter() - t
+
+        t = time.perf_counter()
+        if qvec is not None:
+            self._fill_similarity([f.key for f in top], info, qvec, handles)
+        if bm25_results:
+            for f in top:
+                entry = info.setdefault(f.key, _Info())
+                if entry.bm25 is None and f.key[0] in bm25_results:
+                    index, result = bm25_results[f.key[0]]
+                    row = index.row_of(f.key[1])
+                    entry.bm25 = result.score_of_row(row) if row is not None else 0.0
+        timings["scores"] = time.perf_counter() - t
+
+        hits = []
+        for f in top:
+            entry = info.get(f.key, _Info())
+            hits.append(
+                SearchHit(
+                    chunk=chunks[f.key],
+                    score=f.score,
+                    similarity=entry.similarity,
+                    bm25=entry.bm25,
+                    vector_rank=f.ranks.get("vector"),
+                    bm25_rank=f.ranks.get("bm25"),
+                )
+            )
+        timings["total"] = time.perf_counter() - started
+        return SearchResult(
+            hits=hits,
+            mode=mode,
+            timings=timings,
+            candidates={name: len(keys) for name, keys in rankings.items()},
+            bm25_skipped=skipped_bm25,
+        )
+
+    def invalidate(self, collection: str) -> None:
+        """Drop the in-memory BM25 index of a collection (e.g. after re-ingesting it)."""
+        self.bm25.invalidate(collection)
+
+    # --- helpers ------------------------------------------------------------------------------------
+
+    def _fetch_chunks(self, keys: Sequence[Key]) -> dict[Key, Chunk]:
+        by_collection: dict[str, list[str]] = {}
+        for collection, chunk_id in keys:
+            by_collection.setdefault(collection, []).append(chunk_id)
+        out: dict[Key, Chunk] = {}
+        for collection, ids in by_collection.items():
+            for chunk_id, chunk in self.source.get_chunks(collection, ids).items():
+                out[(collection, chunk_id)] = chunk
+        return out
+
+    @staticmethod
+    def _fill_similarity(
+        keys: Sequence[Key], info: dict[Key, _Info], qvec: FloatArray, handles: dict[str, VectorCollection]
+    ) -> None:
+        missing: dict[str, list[str]] = {}
+        for key in keys:
+            if info.setdefault(key, _Info()).similarity is None:
+                missing.setdefault(key[0], []).append(key[1])
+        for collection, ids in missing.items():
+            handle = handles[collection]
+            if handle.dim != qvec.shape[0]:
+                continue  # bm25 mode with a query vector of another model: no similarity
+            for chunk_id, vector in handle.get_embeddings(ids).items():
+                similarity = float(np.clip(np.dot(l2_normalize(vector), qvec), -1.0, 1.0))
+                info[(collection, chunk_id)].similarity = similarity

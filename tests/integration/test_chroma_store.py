@@ -1,0 +1,338 @@
+"""The Chroma vector store against a real embedded Chroma (and a real `chroma run` server when available)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rabbithole.core.config import StorageSettings
+from rabbithole.core.errors import CollectionNotFoundError, EmbeddingModelMismatchError, StoreError
+from rabbithole.core.models import Chunk
+from rabbithole.retrieval.filters import SearchFilters, section_key
+from rabbithole.store.chroma_store import ChromaStore, chroma_collection_name, chunk_metadata
+
+
+class FakeModel:
+    def __init__(self, model_id: str = "test-model@1", dim: int = 8) -> None:
+        self.model_id = model_id
+        self.dim = dim
+
+
+def make_chunks(document: str, n: int, collection: str = "c", section: str | None = "§ 1") -> list[Chunk]:
+    return [
+        Chunk(
+            id=f"{collection}:{document}:{i}",
+            collection=collection,
+            document=document,
+            ordinal=i,
+            text=f"{document} chunk {i}",
+            start=i * 100,
+            end=i * 100 + 120,
+            page=1 + i,
+            page_end=2 + i,
+            section=section if i % 2 == 0 else None,
+            heading=f"Heading {i}",
+        )
+        for i in range(n)
+    ]
+
+
+def unit_vectors(n: int, dim: int = 8, seed: int = 0) -> np.ndarray:
+    vectors = np.random.default_rng(seed).standard_normal((n, dim)).astype(np.float32)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+@pytest.fixture(autouse=True)
+def no_default_embedding_function(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chroma's default embedding function downloads a model: it must never be called."""
+    from chromadb.api.types import DefaultEmbeddingFunction
+
+    def refuse(self: object, input: object) -> None:
+        raise AssertionError("Chroma's default embedding function was called")
+
+    monkeypatch.setattr(DefaultEmbeddingFunction, "__call__", refuse)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> ChromaStore:
+    return ChromaStore.from_settings(StorageSettings(data_dir=tmp_path))
+
+
+def test_collection_names_are_valid_and_distinct() -> None:
+    names = [
+        "Gesetze",
+        "A B",
+        "A-B",
+        "a b",
+        "ü",
+        "x" * 200,
+        "..",
+        "192.168.0.1",
+        "Strahlenschutz/Verordnungen",
+    ]
+    chroma = [chroma_collection_name(n) for n in names]
+    assert len(set(chroma)) == len(names)
+    for name in chroma:
+        assert 3 <= len(name) <= 63
+        assert name[0].isalnum() and name[-1].isalnum()
+        assert ".." not in name
+        assert set(name) <= set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+    assert chroma_collection_name("Gesetze") == chroma_collection_name("Gesetze")
+    assert chroma_collection_name("Gesetze").startswith("rh_Gesetze_")
+
+
+def test_create_upsert_count_query(store: ChromaStore) -> None:
+    model = FakeModel()
+    vectors = store.open("Gesetze & Verordnungen", model, create=True)
+    chunks = make_chunks("AtG.pdf", 6)
+    embeddings = unit_vectors(6)
+    vectors.upsert(chunks, embeddings)
+    assert vectors.count() == 6
+    vectors.upsert(chunks[:2], embeddings[:2])  # upsert replaces, no duplicates
+    assert vectors.count() == 6
+
+    matches = vectors.query(embeddings[3], 3)
+    assert matches[0].id == chunks[3].id
+    assert matches[0].similarity == pytest.approx(1.0, abs=1e-4)
+    assert [m.distance for m in matches] == sorted(m.distance for m in matches)
+    assert len(vectors.query(embeddings[0], 100)) == 6  # n above the count is fine
+    assert vectors.query(embeddings[0], 0) == []
+
+    info = store.list_collections()
+    assert [(i.name, i.model_id, i.dim, i.count) for i in info] == [
+        ("Gesetze & Verordnungen", "test-model@1", 8, 6)
+    ]
+    assert store.collection_names() == ["Gesetze & Verordnungen"]
+
+
+def test_metadata_and_stored_text(store: ChromaStore) -> None:
+    vectors = store.open("c", FakeModel(), create=True)
+    chunk = make_chunks("AtG.pdf", 2)[1]
+    assert chunk.section is None
+    vectors.upsert([chunk], unit_vectors(1))
+    raw = store.client.get_collection(chroma_collection_name("c"), embedding_function=None).get(
+        ids=[chunk.id], include=["metadatas", "documents"]
+    )
+    assert raw["documents"] == [chunk.text]
+    assert raw["metadatas"][0] == chunk_metadata(chunk)
+    assert raw["metadatas"][0]["section"] == ""
+    assert chunk_metadata(make_chunks("x", 1)[0])["section_key"] == section_key("§ 1") == "§1"
+
+
+def test_filters_translate_to_chroma_where(store: ChromaStore) -> None:
+    vectors = store.open("c", FakeModel(), create=True)
+    chunks = make_chunks("AtG.pdf", 6) + make_chunks("StrlSchG.pdf", 6, section="§ 80")
+    embeddings = unit_vectors(12)
+    vectors.upsert(chunks, embeddings)
+    query = embeddings[0]
+
+    def ids(filters: SearchFilters) -> set[str]:
+        return {m.id for m in vectors.query(query, 50, filters.to_chroma_where())}
+
+    assert SearchFilters().to_chroma_where() is None
+    assert ids(SearchFilters.create(documents="AtG.pdf")) == {c.id for c in chunks[:6]}
+    assert ids(SearchFilters.create(documents=["AtG.pdf", "StrlSchG.pdf"])) == {c.id for c in chunks}
+    assert ids(SearchFilters.create(documents=["Nope.pdf"])) == set()
+    assert ids(SearchFilters.create(sections="§80")) == {c.id for c in chunks[6:] if c.section == "§ 80"}
+    assert ids(SearchFilters.create(sections=["§ 1", "§ 80"])) == {c.id for c in chunks if c.section}
+    # pages [page, page_end] = [1+i, 2+i]; range 3..4 overlaps i = 1, 2, 3
+    expected = {c.id for c in chunks if c.page <= 4 and c.page_end >= 3}
+    assert ids(SearchFilters.create(page_from=3, page_to=4)) == expected
+    assert {c.ordinal for c in chunks if c.id in expected} == {1, 2, 3}
+    assert ids(SearchFilters.create(page_from=6)) == {c.id for c in chunks if c.page_end >= 6}
+    combined = SearchFilters.create(documents="StrlSchG.pdf", sections="§ 80", page_to=3)
+    assert ids(combined) == {c.id for c in chunks[6:] if c.section and c.page <= 3}
+
+
+def test_delete_document_and_collection(store: ChromaStore) -> None:
+    vectors = store.open("c", FakeModel(), create=True)
+    vectors.upsert(make_chunks("a.pdf", 3) + make_chunks("b.pdf", 4), unit_vectors(7))
+    assert vectors.documents() == {"a.pdf": 3, "b.pdf": 4}
+    assert vectors.delete_document("a.pdf") == 3
+    assert vectors.delete_document("a.pdf") == 0
+    assert vectors.count() == 4
+    assert set(vectors.ids()) == {c.id for c in make_chunks("b.pdf", 4)}
+    assert store.delete_collection("c") is True
+    assert store.delete_collection("c") is False
+    assert not store.exists("c")
+    with pytest.raises(CollectionNotFoundError):
+        store.open("c")
+
+
+def test_unknown_collection_lists_the_known_ones(store: ChromaStore) -> None:
+    store.open("Gesetze", FakeModel(), create=True)
+    with pytest.raises(CollectionNotFoundError, match="known: Gesetze"):
+        store.open("Normen", FakeModel())
+    with pytest.raises(ValueError):
+        store.open("Normen", None, create=True)
+
+
+def test_model_mismatch_is_refused(store: ChromaStore) -> None:
+    store.open("c", FakeModel("use-multilingual-v3@x", 512), create=True)
+    with pytest.raises(EmbeddingModelMismatchError, match=r"re-index|--reindex") as err:
+        store.open("c", FakeModel("sentence-transformers:all-MiniLM-L6-v2", 384))
+    assert err.value.indexed_with == "use-multilingual-v3@x"
+    assert err.value.configured == "sentence-transformers:all-MiniLM-L6-v2"
+    with pytest.raises(EmbeddingModelMismatchError, match="1024-d"):
+        store.open("c", FakeModel("use-multilingual-v3@x", 1024))
+    # create=True on an existing collection does not overwrite its identity either
+    with pytest.raises(EmbeddingModelMismatchError):
+        store.open("c", FakeModel("other", 512), create=True)
+    # without an embedder there is no check (counting, deleting)
+    assert store.open("c").model_id == "use-multilingual-v3@x"
+
+
+def test_wrong_shapes_are_rejected(store: ChromaStore) -> None:
+    vectors = store.open("c", FakeModel(dim=8), create=True)
+    chunks = make_chunks("a.pdf", 2)
+    with pytest.raises(ValueError, match="expected 2 embeddings"):
+        vectors.upsert(chunks, unit_vectors(3))
+    with pytest.raises(ValueError, match="8-d"):
+        vectors.upsert(chunks, unit_vectors(2, dim=4))
+    with pytest.raises(ValueError, match="8-d"):
+        vectors.query(np.ones(4, dtype=np.float32), 3)
+    vectors.upsert([], np.zeros((0, 8), dtype=np.float32))
+    assert vectors.count() == 0
+    assert vectors.query(np.ones(8, dtype=np.float32), 3) == []
+
+
+def test_batches_above_the_chroma_limit(store: ChromaStore) -> None:
+    store._max_batch = 7  # exercise the batching without writing thousands of vectors
+    vectors = store.open("c", FakeModel(), create=True)
+    chunks = make_chunks("a.pdf", 30)
+    embeddings = unit_vectors(30)
+    vectors.upsert(chunks, embeddings)
+    assert vectors.count() == 30
+    stored = vectors.get_embeddings([c.id for c in reversed(chunks)] + ["missing"])
+    assert set(stored) == {c.id for c in chunks}
+    for i, chunk in enumerate(chunks):
+        np.testing.assert_allclose(stored[chunk.id], embeddings[i], atol=1e-6)
+    vectors.delete_ids([c.id for c in chunks[:20]])
+    assert vectors.count() == 10
+    assert store.max_batch_size == 7
+
+
+def test_vectors_are_normalized_on_write(store: ChromaStore) -> None:
+    vectors = store.open("c", FakeModel(dim=2), create=True)
+    chunk = make_chunks("a.pdf", 1)
+    vectors.upsert(chunk, np.array([[3.0, 4.0]], dtype=np.float32))
+    np.testing.assert_allclose(vectors.get_embeddings([chunk[0].id])[chunk[0].id], [0.6, 0.8], atol=1e-6)
+
+
+def test_persistence_across_processes(tmp_path: Path) -> None:
+    store = ChromaStore.from_settings(StorageSettings(data_dir=tmp_path))
+    vectors = store.open("Gesetze", FakeModel(), create=True)
+    embeddings = unit_vectors(5)
+    vectors.upsert(make_chunks("AtG.pdf", 5), embeddings)
+    np.save(tmp_path / "q.npy", embeddings[2])
+    script = textwrap.dedent(
+        f"""
+        import numpy as np
+        from pathlib import Path
+        from rabbithole.core.config import StorageSettings
+        from rabbithole.core.errors import EmbeddingModelMismatchError
+        from rabbithole.store.chroma_store import ChromaStore
+
+        class Model:
+            model_id, dim = "test-model@1", 8
+
+        class Other:
+            model_id, dim = "other", 8
+
+        store = ChromaStore.from_settings(StorageSettings(data_dir=Path({str(tmp_path)!r})))
+        vectors = store.open("Gesetze", Model())
+        query = np.load(Path({str(tmp_path)!r}) / "q.npy")
+        try:
+            store.open("Gesetze", Other())
+            mismatch = "no"
+        except EmbeddingModelMismatchError:
+            mismatch = "yes"
+        print(vectors.count(), vectors.query(query, 1)[0].id, store.collection_names(), mismatch)
+        """
+    )
+    env = {**os.environ, "ANONYMIZED_TELEMETRY": "False"}
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "5 c:AtG.pdf:2 ['Gesetze'] yes"
+
+
+def test_store_errors_are_wrapped(tmp_path: Path) -> None:
+    blocker = tmp_path / "data"
+    blocker.write_text("a file where a folder should be")
+    with pytest.raises(StoreError, match="cannot open the vector store"):
+        ChromaStore.from_settings(StorageSettings(data_dir=blocker))
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def chroma_server(tmp_path: Path) -> Iterator[int]:
+    chroma = Path(sys.executable).parent / "chroma"
+    if not chroma.exists():
+        pytest.skip("the chroma CLI is not installed")
+    port = _free_port()
+    process = subprocess.Popen(
+        [str(chroma), "run", "--path", str(tmp_path / "server"), "--host", "127.0.0.1", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with socket.socket() as sock:
+                if sock.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.2)
+        else:
+            pytest.skip("the Chroma server did not start")
+        yield port
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+
+
+def test_http_mode_against_a_chroma_server(chroma_server: int) -> None:
+    settings = StorageSettings(chroma_mode="http", chroma_host="127.0.0.1", chroma_port=chroma_server)
+    store = ChromaStore.from_settings(settings)
+    assert store.heartbeat()
+    assert not store.exists("Gesetze")
+    with pytest.raises(CollectionNotFoundError):
+        store.open("Gesetze", FakeModel())
+    vectors = store.open("Gesetze", FakeModel(), create=True)
+    embeddings = unit_vectors(4)
+    vectors.upsert(make_chunks("AtG.pdf", 4), embeddings)
+    assert vectors.query(embeddings[1], 1)[0].id == "c:AtG.pdf:1"
+    where = SearchFilters.create(documents="AtG.pdf", page_from=3).to_chroma_where()
+    assert {m.id for m in vectors.query(embeddings[1], 10, where)} == {
+        "c:AtG.pdf:1",
+        "c:AtG.pdf:2",
+        "c:AtG.pdf:3",
+    }
+    with pytest.raises(EmbeddingModelMismatchError):
+        store.open("Gesetze", FakeModel("other"))
+    assert store.collection_names() == ["Gesetze"]
+    assert store.delete_collection("Gesetze")
+    assert store.delete_collection("Gesetze") is False
+
+
+def test_http_mode_without_a_server_is_a_store_error() -> None:
+    settings = StorageSettings(chroma_mode="http", chroma_host="127.0.0.1", chroma_port=_free_port())
+    started = time.monotonic()
+    with pytest.raises(StoreError, match="Chroma server"):
+        ChromaStore.from_settings(settings)
+    assert time.monotonic() - started < 30

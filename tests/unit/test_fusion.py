@@ -1,0 +1,87 @@
+from __future__ import annotations
+
+import pytest
+
+from rabbithole.retrieval.fusion import dedup_overlapping, max_rrf, reciprocal_rank_fusion
+
+
+def test_rrf_sums_reciprocal_ranks() -> None:
+    fused = reciprocal_rank_fusion({"vector": ["a", "b", "c"], "bm25": ["b", "d"]}, k=60)
+    by_key = {f.key: f for f in fused}
+    assert by_key["b"].rrf == pytest.approx(1 / 62 + 1 / 61)
+    assert by_key["a"].rrf == pytest.approx(1 / 61)
+    assert by_key["d"].rrf == pytest.approx(1 / 62)
+    assert [f.key for f in fused] == ["b", "a", "d", "c"]
+    assert by_key["b"].ranks == {"vector": 2, "bm25": 1}
+    assert by_key["c"].ranks == {"vector": 3}
+
+
+def test_normalized_score_is_one_only_when_first_everywhere() -> None:
+    fused = reciprocal_rank_fusion({"vector": ["a", "b"], "bm25": ["a", "b"]}, k=60)
+    assert fused[0].key == "a"
+    assert fused[0].score == pytest.approx(1.0)
+    assert 0 < fused[1].score < 1
+    single = reciprocal_rank_fusion({"vector": ["x"], "bm25": ["y"]}, k=60)
+    assert all(f.score == pytest.approx(0.5) for f in single)
+
+
+def test_normalization_counts_retrievers_that_found_nothing() -> None:
+    fused = reciprocal_rank_fusion({"vector": ["a"], "bm25": []}, k=60)
+    assert fused[0].score == pytest.approx(0.5)
+    one = reciprocal_rank_fusion({"vector": ["a"]}, k=60)
+    assert one[0].score == pytest.approx(1.0)
+    three = reciprocal_rank_fusion({"vector": ["a"]}, k=60, n_retrievers=3)
+    assert three[0].score == pytest.approx(1 / 3)
+
+
+def test_scores_are_in_unit_interval_and_monotone() -> None:
+    fused = reciprocal_rank_fusion(
+        {"vector": [str(i) for i in range(50)], "bm25": [str(i) for i in range(49, -1, -1)]}, k=10
+    )
+    scores = [f.score for f in fused]
+    assert all(0 <= s <= 1 for s in scores)
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_ties_prefer_the_better_single_rank_then_first_seen() -> None:
+    fused = reciprocal_rank_fusion({"vector": ["a", "b"], "bm25": ["b", "a"]}, k=60)
+    assert fused[0].rrf == pytest.approx(fused[1].rrf)
+    assert [f.key for f in fused] == ["a", "b"]
+
+
+def test_duplicate_keys_in_one_ranking_count_once() -> None:
+    fused = reciprocal_rank_fusion({"vector": ["a", "a", "b"]}, k=60)
+    assert fused[0].rrf == pytest.approx(1 / 61)
+    assert fused[1].ranks == {"vector": 3}
+
+
+def test_max_rrf_and_invalid_k() -> None:
+    assert max_rrf(2, 60) == pytest.approx(2 / 61)
+    with pytest.raises(ValueError):
+        reciprocal_rank_fusion({"v": ["a"]}, k=0)
+
+
+def _span(item: tuple[str, str, int, int]) -> tuple[str, int, int]:
+    return item[1], item[2], item[3]
+
+
+def test_dedup_drops_overlapping_spans_of_one_document_keeping_the_first() -> None:
+    items = [
+        ("best", "doc", 100, 200),
+        ("overlaps-best", "doc", 150, 250),
+        ("adjacent", "doc", 200, 300),  # [200, 300) touches [100, 200) without overlapping
+        ("other-doc", "other", 100, 200),
+        ("inside", "doc", 120, 130),
+    ]
+    kept = dedup_overlapping(items, _span)
+    assert [i[0] for i in kept] == ["best", "adjacent", "other-doc"]
+
+
+def test_dedup_min_overlap_keeps_slightly_overlapping_neighbours() -> None:
+    items = [("a", "doc", 0, 1000), ("b", "doc", 850, 1850), ("c", "doc", 100, 900)]
+    assert [i[0] for i in dedup_overlapping(items, _span, min_overlap=0.5)] == ["a", "b"]
+    assert [i[0] for i in dedup_overlapping(items, _span)] == ["a"]
+
+
+def test_dedup_of_empty_input() -> None:
+    assert dedup_overlapping([], _span) == []
