@@ -9,4 +9,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
-pytest_plugins: list[str] = ["fixtures.sample_kb", "fixtures.pdfs", "fixtures.fake_ollama", "fixtures.services"]
+pytest_plugins: list[str] = [
+    "fixtures.sample_kb",
+    "fixtures.pdfs",
+    "fixtures.fake_ollama",
+    "fixtures.services",
+]

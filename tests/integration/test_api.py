@@ -6,13 +6,12 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
 import uvicorn
-from fixtures.pdfs import build_corrupt_pdf, build_legal_pdf, build_report_pdf
 
+from fixtures.pdfs import build_corrupt_pdf, build_legal_pdf, build_report_pdf
 from rabbithole.api.main import create_app
 from rabbithole.core.config import load_settings
 from rabbithole.services import Services

@@ -13,8 +13,8 @@ from typing import Any
 import httpx
 import numpy as np
 import pytest
-from fixtures.retrieval import use_embedder_fixture  # noqa: F401  (the fixture use_embedder)
 
+from fixtures.retrieval import use_embedder_fixture  # noqa: F401  (the fixture use_embedder)
 from rabbithole.core.config import Settings
 from rabbithole.core.errors import EmbeddingError
 from rabbithole.embeddings import Embedder, create_embedder

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from fixtures.retrieval import (  # noqa: F401  (the fixtures retrieval_env and use_embedder)
     ENGLISH_DOCUMENT,
     RetrievalEnv,
@@ -15,7 +16,6 @@ from fixtures.retrieval import (  # noqa: F401  (the fixtures retrieval_env and 
     retrieval_env_fixture,
     use_embedder_fixture,
 )
-
 from rabbithole.core.config import RetrievalSettings, StorageSettings
 from rabbithole.core.errors import CollectionNotFoundError, EmbeddingModelMismatchError, InvalidRequestError
 from rabbithole.core.models import Chunk, SearchHit

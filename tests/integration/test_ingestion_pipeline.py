@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from fixtures.pdfs import (
     build_corrupt_pdf,
     build_encrypted_pdf,
@@ -17,7 +18,6 @@ from fixtures.pdfs import (
     write_html_as_pdf,
 )
 from fixtures.services import ServicesFactory
-
 from rabbithole.core.errors import EmbeddingModelMismatchError, InvalidRequestError
 from rabbithole.retrieval.filters import SearchFilters
 
@@ -135,7 +135,7 @@ def test_searching_with_another_embedding_model_says_to_reindex(
 
     other = {"provider": "sentence-transformers", "model": str(get_model_path())}
     services = make_services(embeddings=other)
-    with pytest.raises(EmbeddingModelMismatchError, match="re-index|--reindex") as info:
+    with pytest.raises(EmbeddingModelMismatchError, match=r"re-index|--reindex") as info:
         services.searcher.search("Prüfung", "c")
     assert "use-multilingual" in str(info.value)
     build_report_pdf(folder / "new.pdf")

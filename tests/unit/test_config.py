@@ -37,7 +37,7 @@ def test_overlap_must_be_smaller_than_half_the_chunk(monkeypatch: pytest.MonkeyP
 
 def test_sentence_transformers_needs_a_model(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RABBITHOLE_EMBEDDINGS__PROVIDER", "sentence-transformers")
-    with pytest.raises(ConfigurationError, match="embeddings.model is required"):
+    with pytest.raises(ConfigurationError, match=r"embeddings\.model is required"):
         load_settings()
 
 

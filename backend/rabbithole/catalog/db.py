@@ -1,4 +1,4 @@
-"""SQLite engine with WAL and a busy timeout, so concurrent readers and a writer do not lock each other out."""
+"""SQLite engine with WAL and a busy timeout, so concurrent readers and a writer do not lock each other."""
 
 from __future__ import annotations
 

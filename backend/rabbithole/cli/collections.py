@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -18,17 +19,17 @@ def register(app: typer.Typer) -> None:
     def collections(as_json: bool = typer.Option(False, "--json", help="JSON output.")) -> None:
         """List collections, their documents and the files the last ingestion could not read."""
         with open_services() as services:
-            data = []
-            for c in services.catalog.list_collections():
+            data: list[dict[str, Any]] = []
+            for info in services.catalog.list_collections():
                 data.append(
                     {
-                        "name": c.name,
-                        "embedding_model": c.embedding_model,
-                        "documents": c.documents,
-                        "chunks": c.chunks,
+                        "name": info.name,
+                        "embedding_model": info.embedding_model,
+                        "documents": info.documents,
+                        "chunks": info.chunks,
                         "problems": [
                             {"file": p.file_name, "severity": p.severity, "reason": p.reason}
-                            for p in services.catalog.problems(c.name)
+                            for p in services.catalog.problems(info.name)
                         ],
                     }
                 )
@@ -44,7 +45,7 @@ def register(app: typer.Typer) -> None:
                 f"({c['embedding_model']})",
                 highlight=False,
             )
-            for p in c["problems"]:  # type: ignore[attr-defined]
+            for p in c["problems"]:
                 console.print(f"  {p['severity']}: {p['file']}: {p['reason']}", highlight=False)
 
     @app.command()

@@ -6,7 +6,14 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.table import Table
 
 from rabbithole.cli.errors import handle_errors
@@ -42,7 +49,7 @@ def register(app: typer.Typer) -> None:
                 disable=quiet,
                 transient=False,
             ) as progress:
-                tasks: dict[str, int] = {}
+                tasks: dict[str, TaskID] = {}
 
                 def on_event(event: IngestEvent) -> None:
                     if event.collection not in tasks:

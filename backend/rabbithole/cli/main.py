@@ -28,6 +28,9 @@ def main(
         level=logging.DEBUG if verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
     )
+    if not verbose:  # libraries that log chatter on their own handlers
+        for name in ("bm25s", "chromadb", "httpx", "sentence_transformers"):
+            logging.getLogger(name).setLevel(logging.WARNING)
 
 
 ingest.register(app)

@@ -13,8 +13,9 @@ from rabbithole.core.config import Settings
 HEADER = """# Configuration
 
 Rabbithole reads one typed settings object at start-up. Every setting comes from an environment variable with
-the prefix `RABBITHOLE_`, nested groups joined with `__` (for example `RABBITHOLE_LLM__MODEL=qwen3:8b`), or from
-a `.env` file in the working directory. Invalid values stop start-up with a message naming the variable.
+the prefix `RABBITHOLE_`, nested groups joined with `__` (for example `RABBITHOLE_LLM__MODEL=qwen3:8b`),
+or from a `.env` file in the working directory. Invalid values stop start-up with a message naming the
+variable.
 
 All data Rabbithole writes (Chroma, the SQLite catalog, BM25 indexes) lives under `storage.data_dir`.
 The Ollama address is `llm.base_url` if set, else `$OLLAMA_HOST` (interpreted as Ollama's own tools do),
