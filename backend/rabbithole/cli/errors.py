@@ -15,7 +15,7 @@ from rabbithole.core.errors import RabbitholeError
 P = ParamSpec("P")
 R = TypeVar("R")
 
-stderr = Console(stderr=True)
+stderr = Console(stderr=True, soft_wrap=True)
 
 
 def handle_errors(func: Callable[P, R]) -> Callable[P, R]:
@@ -25,7 +25,7 @@ def handle_errors(func: Callable[P, R]) -> Callable[P, R]:
             return func(*args, **kwargs)
         except RabbitholeError as exc:
             logging.getLogger("rabbithole").debug("command failed", exc_info=True)
-            stderr.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)
+            stderr.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True, soft_wrap=True)
             raise typer.Exit(code=exc.exit_code) from exc
 
     return wrapper

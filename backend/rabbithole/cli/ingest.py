@@ -59,7 +59,7 @@ def register(app: typer.Typer) -> None:
                     progress.update(tasks[event.collection], completed=event.done, file=event.file_name)
 
                 report = pipeline.ingest(path, collection=collection, reindex=reindex, progress=on_event)
-        _print_report(report, Console(stderr=True))
+        _print_report(report, Console(stderr=True, soft_wrap=True))
         if report.failed:
             raise typer.Exit(code=EXIT_PARTIAL)
 
