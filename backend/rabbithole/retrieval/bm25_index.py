@@ -96,8 +96,16 @@ def _document_label(document: str) -> str:
     return PurePath(document).stem
 
 
-def fingerprint(revision: str, params: BM25Params) -> str:
+def _bm25s() -> Any:
+    """bm25s, imported on first use; it sets its own logger to DEBUG on import, which we undo."""
     import bm25s
+
+    logging.getLogger("bm25s").setLevel(logging.WARNING)
+    return bm25s
+
+
+def fingerprint(revision: str, params: BM25Params) -> str:
+    bm25s = _bm25s()
 
     basis = json.dumps(
         {
@@ -147,7 +155,7 @@ class BM25Index:
     def build(
         cls, collection: str, chunks: Sequence[Chunk], revision: str, params: BM25Params | None = None
     ) -> BM25Index:
-        import bm25s
+        bm25s = _bm25s()
 
         params = params or BM25Params()
         started = time.perf_counter()
@@ -266,7 +274,7 @@ class BM25Index:
                 return None
             retriever = None
             if rows["has_retriever"]:
-                import bm25s
+                bm25s = _bm25s()
 
                 retriever = bm25s.BM25.load(str(target), show_progress=False)
             with np.load(target / _ROWS_NPZ) as arrays:
