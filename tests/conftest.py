@@ -14,4 +14,5 @@ pytest_plugins: list[str] = [
     "fixtures.pdfs",
     "fixtures.fake_ollama",
     "fixtures.services",
+    "fixtures.sample_index",
 ]

@@ -7,7 +7,7 @@ import os
 
 import typer
 
-from rabbithole.cli import collections, ingest, search, serve
+from rabbithole.cli import collections, ingest, references, search, serve
 
 app = typer.Typer(
     name="rabbithole",
@@ -37,3 +37,4 @@ ingest.register(app)
 search.register(app)
 serve.register(app)
 collections.register(app)
+references.register(app)

@@ -1,0 +1,209 @@
+"""The reference engine on the chain dev set (benchmarks/data/reference_chains.yaml): does `trace` reach
+every gold § section, at what context size, how fast; plus the grammar detector's throughput.
+
+    python benchmarks/bench_references.py [--data-dir DIR] [--depths 0,1,2,3] [--k K]
+
+The sample knowledge base (kb/sample, collection "sample") is ingested into --data-dir first (default
+bench-data/references; incremental: a second run re-uses the index). For each question and depth the
+traced passages are mapped to their (document, section); reported per depth:
+
+* recall: gold sections reached / gold sections (all 32 questions pooled, seeds included), and the same
+  for the chained sections alone (hop >= 1) and for hop 2; "recall gold seed": the same expansion started
+  from every chunk of the gold seed section instead of the search hits (what retrieval misses left out);
+* questions complete: every gold section reached;
+* context: mean passages and tokens per question, and the largest token count against the budget;
+* time per trace (search + expansion) without model time (the query is embedded once per question
+  beforehand and passed in), and with the embedding time added.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "backend"), str(ROOT)]
+
+from rabbithole.core.config import Settings, StorageSettings  # noqa: E402
+from rabbithole.references.expansion import TracedPassage  # noqa: E402
+from rabbithole.references.tracing import ReferenceEngine  # noqa: E402
+from rabbithole.services import Services  # noqa: E402
+
+CHAINS = ROOT / "benchmarks" / "data" / "reference_chains.yaml"
+SAMPLE = ROOT / "kb" / "sample"
+COLLECTION = "sample"
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    id: str
+    text: str
+    gold: tuple[tuple[str, str, int], ...]  # (document, section, hop)
+
+
+def load_questions(path: Path = CHAINS) -> list[Question]:
+    data: dict[str, Any] = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return [
+        Question(
+            q["id"], q["question"], tuple((g["document"], g["section"], int(g["hop"])) for g in q["gold"])
+        )
+        for q in data["questions"]
+    ]
+
+
+def open_sample(data_dir: Path) -> Services:
+    """Services over ``data_dir`` with kb/sample ingested (incrementally) as collection "sample"."""
+    settings = Settings(storage=StorageSettings(data_dir=data_dir))
+    services = Services(settings)
+    report = services.ingestion_pipeline().ingest(SAMPLE, collection=COLLECTION)
+    if report.failed:
+        raise SystemExit(f"bench_references: ingestion failed: {report.failed}")
+    return services
+
+
+@dataclass(slots=True)
+class DepthFigures:
+    depth: int
+    gold: int = 0
+    found: int = 0
+    chained: int = 0
+    chained_found: int = 0
+    hop2: int = 0
+    hop2_found: int = 0
+    complete: int = 0
+    seeded_found: int = 0  # from the gold seed section instead of search hits
+    passages: int = 0
+    tokens: int = 0
+    max_tokens: int = 0
+    seconds: float = 0.0  # trace without the query embedding
+    model_seconds: float = 0.0  # the query embedding
+    traces: int = 0
+
+    def score(self, q: Question, reached: set[tuple[str, str | None]]) -> list[tuple[str, str, int]]:
+        hits = [g for g in q.gold if (g[0], g[1]) in reached]
+        self.gold += len(q.gold)
+        self.found += len(hits)
+        self.chained += sum(1 for g in q.gold if g[2] >= 1)
+        self.chained_found += sum(1 for h in hits if h[2] >= 1)
+        self.hop2 += sum(1 for g in q.gold if g[2] >= 2)
+        self.hop2_found += sum(1 for h in hits if h[2] >= 2)
+        self.complete += len(hits) == len(q.gold)
+        return [g for g in q.gold if g not in hits]
+
+    def row(self, questions: int, budget: int) -> list[str]:
+        per_trace = 1000 * self.seconds / max(1, self.traces)
+        with_model = 1000 * (self.seconds + self.model_seconds) / max(1, self.traces)
+        return [
+            str(self.depth),
+            f"{self.found / max(1, self.gold):.3f}",
+            f"{self.chained_found / max(1, self.chained):.3f}",
+            f"{self.hop2_found / max(1, self.hop2):.3f}",
+            f"{self.complete}/{questions}",
+            f"{self.seeded_found / max(1, self.gold):.3f}",
+            f"{self.passages / max(1, questions):.1f}",
+            f"{self.tokens / max(1, questions):.0f}",
+            f"{self.max_tokens}/{budget}",
+            f"{per_trace:.0f}",
+            f"{with_model:.0f}",
+        ]
+
+
+HEADER = ["depth", "recall", "recall hop>=1", "recall hop 2", "complete", "recall gold seed", "passages",
+          "tokens", "max tokens/budget", "ms/trace", "ms incl. embedding (mean)"]  # fmt: skip
+
+
+def grammar_mbps() -> str:
+    """Grammar detector throughput on kb/sample (benchmarks/bench_grammar.py's measurement)."""
+    try:
+        from benchmarks.bench_grammar import load_texts
+    except ImportError:  # run as a script: benchmarks/ is sys.path[0]
+        from bench_grammar import load_texts  # type: ignore[no-redef]
+    from rabbithole.references.grammar import detect_references
+
+    texts = load_texts(SAMPLE)
+    text = "\n\n".join(t for _, t in texts)
+    best = float("inf")
+    for _ in range(3):
+        started = time.perf_counter()
+        detect_references(text)
+        best = min(best, time.perf_counter() - started)
+    return f"{len(text.encode('utf-8')) / 1e6 / best:.2f} MB/s on {len(text.encode('utf-8')) / 1e6:.2f} MB"
+
+
+def _seeded(engine: ReferenceEngine, q: Question, vector: Any, depth: int) -> set[tuple[str, str | None]]:
+    """Sections reached from all chunks of the gold seed section (search left out)."""
+    document, section, _ = q.gold[0]
+    chunks = engine.passages.section_passages(document, section)
+    relevance = engine.passages.relevance(vector)
+    scores = relevance(chunks)
+    seeds = [TracedPassage(c, 0, scores.get(c.id)) for c in chunks]
+    result = engine.expander.expand(seeds, relevance, max_depth=depth)
+    return {(p.chunk.document, p.chunk.section) for p in result.passages}
+
+
+def run(data_dir: Path, depths: list[int], k: int | None, verbose: bool = False) -> dict[int, DepthFigures]:
+    """Trace every question at every depth; print the table; return the figures per depth."""
+    questions = load_questions()
+    with open_sample(data_dir) as services:
+        engine = ReferenceEngine(services, COLLECTION)
+        figures = {d: DepthFigures(d) for d in depths}
+        embed_times: list[float] = []
+        services.searcher.embed_query("warm-up")
+        for q in questions:
+            started = time.perf_counter()
+            vector = services.searcher.embed_query(q.text)
+            embed_times.append(time.perf_counter() - started)
+            for depth in depths:
+                engine = ReferenceEngine(services, COLLECTION)  # cold caches, as in one CLI call
+                traced = engine.trace(q.text, depth=depth, k=k, query_vector=vector)
+                f = figures[depth]
+                missing = f.score(q, {(p.chunk.document, p.chunk.section) for p in traced.passages})
+                seeded = _seeded(engine, q, vector, depth)
+                f.seeded_found += sum(1 for g in q.gold if (g[0], g[1]) in seeded)
+                f.passages += len(traced.passages)
+                f.tokens += traced.result.tokens
+                f.max_tokens = max(f.max_tokens, traced.result.tokens)
+                f.seconds += traced.timings["total"]
+                f.model_seconds += embed_times[-1]
+                f.traces += 1
+                if verbose and depth == max(depths) and missing:
+                    print(f"{q.id} depth {depth}: missing {missing}", file=sys.stderr)
+        budget = engine.expander.limits.token_budget
+        default_depth = services.settings.references.max_depth
+        default_k = services.settings.retrieval.k
+    rows = [figures[d].row(len(questions), budget) for d in depths]
+    widths = [max(len(HEADER[i]), *(len(r[i]) for r in rows)) for i in range(len(HEADER))]
+    print(f"reference chains: {len(questions)} questions, {figures[depths[0]].gold} gold sections, "
+          f"k={k or default_k}, default depth {default_depth}, token budget {budget}")  # fmt: skip
+    print("  ".join(h.rjust(w) for h, w in zip(HEADER, widths, strict=True)))
+    for r in rows:
+        print("  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)))
+    print(f"query embedding (model time): median {1000 * statistics.median(embed_times):.0f} ms, "
+          f"max {1000 * max(embed_times):.0f} ms; ms/trace leaves it out")  # fmt: skip
+    print(f"grammar detector: {grammar_mbps()}")
+    return figures
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--data-dir", type=Path, default=ROOT / "bench-data" / "references")
+    parser.add_argument("--depths", default="0,1,2,3", help="comma-separated depths (default 0,1,2,3)")
+    parser.add_argument("--k", type=int, default=None, help="search hits (default settings.retrieval.k)")
+    parser.add_argument("--verbose", "-v", action="store_true", help="list missed gold sections")
+    args = parser.parse_args(argv)
+    depths = sorted({int(d) for d in args.depths.split(",") if d.strip()})
+    run(args.data_dir, depths, args.k, args.verbose)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

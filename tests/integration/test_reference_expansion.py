@@ -1,0 +1,198 @@
+"""Reference expansion on the ingested sample knowledge base: chains across laws (benchmarks/data/
+reference_chains.yaml), depth, budget, per-document limit, gate, provenance, store-filtered section lookup."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from fixtures.sample_index import SAMPLE_COLLECTION
+from rabbithole.references.expansion import ExpansionLimits, ExpansionResult, TracedPassage
+from rabbithole.references.models import Reference
+from rabbithole.references.resolver import Unresolved
+from rabbithole.references.tracing import ReferenceEngine
+from rabbithole.services import Services
+
+CHAINS = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "reference_chains.yaml"
+QUESTIONS: list[dict[str, Any]] = yaml.safe_load(CHAINS.read_text(encoding="utf-8"))["questions"]
+TWO_HOP = [q for q in QUESTIONS if max(g["hop"] for g in q["gold"]) == 2]
+
+
+@pytest.fixture(scope="module")
+def engine(sample_index: Services) -> ReferenceEngine:
+    return ReferenceEngine(sample_index, SAMPLE_COLLECTION)
+
+
+def from_section(
+    engine: ReferenceEngine, document: str, section: str, question: str, depth: int, **limits: Any
+) -> ExpansionResult:
+    """Expand from all chunks of one section as seeds, ranked by relevance to ``question``."""
+    vector = engine.services.searcher.embed_query(question)
+    relevance = engine.passages.relevance(vector)
+    chunks = engine.passages.section_passages(document, section)
+    assert chunks, f"{document} {section} has no chunks"
+    scores = relevance(chunks)
+    seeds = [TracedPassage(c, 0, scores.get(c.id)) for c in chunks]
+    expander = engine.expander
+    if limits:
+        from dataclasses import replace
+
+        expander = type(expander)(expander.detect, expander.resolve, expander.passages,
+                                  replace(expander.limits, **limits))  # fmt: skip
+    return expander.expand(seeds, relevance, max_depth=depth)
+
+
+def sections(result: ExpansionResult) -> set[tuple[str, str | None]]:
+    return {(p.chunk.document, p.chunk.section) for p in result.passages}
+
+
+def flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_section_lookup_is_filtered_by_document_and_section(
+    engine: ReferenceEngine, sample_index: Services
+) -> None:
+    found = engine.passages.section_passages("StrlSchG.pdf", "§ 80")
+    expected = [
+        c for c in sample_index.catalog.chunks(SAMPLE_COLLECTION, "StrlSchG.pdf") if c.section == "§ 80"
+    ]
+    assert [c.id for c in found] == [c.id for c in expected] and found
+    # the vector store's `where` on document and section finds the same chunks
+    assert sorted(engine.passages.store_section_ids("StrlSchG.pdf", "§ 80")) == sorted(c.id for c in found)
+    assert sorted(engine.passages.store_section_ids("AtG.pdf", "§§ 50 bis 52")) == sorted(
+        c.id for c in engine.passages.section_passages("AtG.pdf", "§§ 50 bis 52")
+    )
+    assert engine.passages.section_passages("StrlSchG.pdf", "§ 9999") == []
+    assert "Anlage 8" in engine.passages.section_labels("StrlSchG.pdf")
+
+
+def test_strlschv_52_reaches_strlschg_80(engine: ReferenceEngine) -> None:
+    question = QUESTIONS[0]["question"]
+    result = from_section(engine, "StrlSchV.pdf", "§ 52", question, depth=1)
+    reached = [p for p in result.passages if (p.chunk.document, p.chunk.section) == ("StrlSchG.pdf", "§ 80")]
+    assert reached, sections(result)
+    via = reached[0].via
+    assert via is not None and reached[0].depth == 1
+    assert flat(via.mention) == "§ 80 Absatz 1 und 2 des Strahlenschutzgesetzes"
+    source = result.by_id()[via.source_id]
+    assert (source.chunk.document, source.chunk.section, source.depth) == ("StrlSchV.pdf", "§ 52", 0)
+    assert flat(via.mention) in flat(source.chunk.text)
+
+
+def test_atvfv_1_reaches_atg_7(engine: ReferenceEngine) -> None:
+    result = from_section(engine, "AtVfV.pdf", "§ 1", QUESTIONS[1]["question"], depth=1)
+    reached = [p for p in result.passages if (p.chunk.document, p.chunk.section) == ("AtG.pdf", "§ 7")]
+    assert reached and all(p.depth == 1 for p in reached)
+    assert {flat(p.via.mention) for p in reached if p.via} == {"§ 7 Abs. 1 und 5 des Atomgesetzes"}
+
+
+def test_two_hops_across_three_laws(engine: ReferenceEngine) -> None:
+    """c05: EndlagerVlV § 2 -> EntsorgÜG § 1 -> AtG § 21b."""
+    question = next(q for q in QUESTIONS if q["id"] == "c05")["question"]
+    one = from_section(engine, "EndlagerVlV.pdf", "§ 2", question, depth=1)
+    assert ("EntsorgÜG.pdf", "§ 1") in sections(one) and ("AtG.pdf", "§ 21b") not in sections(one)
+    two = from_section(engine, "EndlagerVlV.pdf", "§ 2", question, depth=2)
+    target = next(p for p in two.passages if (p.chunk.document, p.chunk.section) == ("AtG.pdf", "§ 21b"))
+    chain = two.chain(target.id)
+    assert [(p.chunk.document, p.chunk.section, p.depth) for p in chain] == [
+        ("EndlagerVlV.pdf", "§ 2", 0),
+        ("EntsorgÜG.pdf", "§ 1", 1),
+        ("AtG.pdf", "§ 21b", 2),
+    ]
+    assert chain[2].via is not None and flat(chain[2].via.mention).endswith("des Atomgesetzes")
+    assert chain[1].via is not None and flat(chain[1].via.mention) == "§ 1 des Entsorgungsübergangsgesetzes"
+
+
+@pytest.mark.parametrize("question", TWO_HOP, ids=[q["id"] for q in TWO_HOP])
+def test_two_hop_chains_of_the_dev_set(engine: ReferenceEngine, question: dict[str, Any]) -> None:
+    """From the gold seed section, depth 2 reaches every gold section, each through a reference."""
+    seed = question["seed"]
+    result = from_section(engine, seed["document"], seed["section"], question["question"], depth=2)
+    reached = sections(result)
+    missing = [g for g in question["gold"] if (g["document"], g["section"]) not in reached]
+    assert not missing
+    assert result.tokens <= result.budget
+    for passage in result.passages:
+        assert passage.depth == len(result.chain(passage.id)) - 1
+
+
+def test_depth_zero_is_plain_retrieval(engine: ReferenceEngine, sample_index: Services) -> None:
+    question = QUESTIONS[1]["question"]
+    traced = engine.trace(question, depth=0, k=6)
+    hits = sample_index.searcher.search(question, SAMPLE_COLLECTION, k=6)
+    assert [p.id for p in traced.passages] == [h.chunk.id for h in hits]
+    assert all(p.depth == 0 and p.via is None for p in traced.passages)
+
+
+def test_trace_follows_references_within_the_budget(engine: ReferenceEngine) -> None:
+    question = QUESTIONS[0]["question"]
+    plain = engine.trace(question, depth=0)
+    traced = engine.trace(question, depth=2)
+    ids = [p.id for p in traced.passages]
+    assert ids[: len(plain.passages)] == [p.id for p in plain.passages]
+    assert len(ids) == len(set(ids)) > len(plain.passages)
+    assert traced.result.tokens <= traced.result.budget == engine.expander.limits.token_budget
+    assert traced.result.tokens == sum(p.chunk.token_count for p in traced.passages)
+    position = {pid: i for i, pid in enumerate(ids)}
+    for p in traced.passages[len(plain.passages) :]:
+        assert p.via is not None and 1 <= p.depth <= 2
+        source = traced.result.by_id()[p.via.source_id]
+        assert source.depth == p.depth - 1 and position[source.id] < position[p.id]
+        assert p.relevance is not None and -1.0 <= p.relevance <= 1.0
+    assert [p.depth for p in traced.passages] == sorted(p.depth for p in traced.passages)
+    assert set(traced.timings) == {"embed", "search", "expand", "total"}
+
+
+def test_small_budget_is_respected(sample_index: Services) -> None:
+    engine = ReferenceEngine(sample_index, SAMPLE_COLLECTION, limits=ExpansionLimits(token_budget=1500))
+    traced = engine.trace(QUESTIONS[0]["question"], depth=3, k=3)
+    seeds = sum(p.chunk.token_count for p in traced.passages if p.depth == 0)
+    assert traced.result.tokens <= max(1500, seeds)
+    assert traced.result.stats.over_budget > 0
+
+
+def test_per_document_limit(engine: ReferenceEngine) -> None:
+    question = next(q for q in QUESTIONS if q["id"] == "c16")["question"]
+    result = from_section(engine, "StrlSchG.pdf", "§ 80", question, depth=3, per_document_limit=2)
+    reached = Counter(p.chunk.document for p in result.passages if p.depth > 0)
+    assert reached and max(reached.values()) <= 2
+    assert result.stats.over_document_limit > 0
+
+
+def test_gate_is_honoured(engine: ReferenceEngine) -> None:
+    asked: list[tuple[str, str]] = []
+
+    def same_document_only(reference: Reference, source: TracedPassage) -> bool:
+        asked.append((reference.mention, source.id))
+        return reference.same_document
+
+    question = QUESTIONS[0]["question"]
+    traced = engine.trace(question, depth=2, gate=same_document_only)
+    assert asked and traced.result.stats.gated > 0
+    by_id = traced.result.by_id()
+    for p in traced.passages:
+        if p.via is not None:
+            assert p.chunk.document == by_id[p.via.source_id].chunk.document
+    assert all(source in by_id for _, source in asked)
+
+
+def test_unresolved_references_are_reported(engine: ReferenceEngine) -> None:
+    result = from_section(engine, "StandAG.pdf", "§ 12", "Bergrecht im Standortauswahlverfahren", depth=1)
+    unknown = [u for u in result.unresolved if u.reason is Unresolved.UNKNOWN_DOCUMENT]
+    assert any(u.target == "Bundesberggesetz" for u in unknown)
+    assert all(u.source_document == "StandAG.pdf" for u in result.unresolved)
+
+
+def test_trace_json_shape(engine: ReferenceEngine) -> None:
+    data = engine.trace(QUESTIONS[0]["question"], depth=1, k=3).to_dict()
+    assert set(data) == {"query", "passages", "unresolved"}
+    keys = {"id", "document", "page", "section", "text", "depth", "via", "score"}
+    assert all(set(p) == keys for p in data["passages"])
+    assert any(p["via"] is not None and set(p["via"]) == {"from", "mention"} for p in data["passages"])
+    for u in data["unresolved"]:
+        assert set(u) == {"from", "document", "mention", "type", "target", "section", "reason"}

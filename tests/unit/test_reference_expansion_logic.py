@@ -1,0 +1,283 @@
+"""Reference expansion logic on in-memory fakes: multi-hop, depth, visited set, budget, per-document limit,
+relevance filter, gate, provenance, Absatz selection, unresolved references."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from rabbithole.core.config import ReferenceSettings
+from rabbithole.core.models import Chunk
+from rabbithole.references.expansion import (
+    Expander,
+    ExpansionLimits,
+    Relevance,
+    TracedPassage,
+    absatz_at,
+    absatz_chunks,
+)
+from rabbithole.references.grammar import detect_references
+from rabbithole.references.models import Reference
+from rabbithole.references.resolver import ReferenceResolver, SectionIndex, Unresolved
+from rabbithole.registry.registry import DocumentEntry, DocumentRegistry, Synonym, SynonymKind
+
+REGISTRY = DocumentRegistry(
+    "test",
+    [
+        DocumentEntry("A.pdf", "Alphagesetz", "AlphaG", [Synonym("Alphagesetz", SynonymKind.TITLE)]),
+        DocumentEntry("B.pdf", "Betagesetz", "BetaG", [Synonym("Betagesetz", SynonymKind.TITLE)]),
+        DocumentEntry("C.pdf", "Gammaverordnung", "GammaV", [Synonym("Gammaverordnung", SynonymKind.TITLE)]),
+    ],
+)
+
+
+def chunk(document: str, section: str, ordinal: int, text: str, tokens: int = 100) -> Chunk:
+    return Chunk(
+        id=f"{document}:{section}:{ordinal}",
+        collection="test",
+        document=document,
+        ordinal=ordinal,
+        text=text,
+        start=ordinal * 1000,
+        end=ordinal * 1000 + len(text),
+        page=1,
+        page_end=1,
+        section=section,
+        heading="",
+        token_count=tokens,
+    )
+
+
+class FakePassages:
+    """Chunks by (document, section); records the lookups."""
+
+    def __init__(self, chunks: Sequence[Chunk]) -> None:
+        self.sections: dict[tuple[str, str], list[Chunk]] = {}
+        for c in chunks:
+            assert c.section is not None
+            self.sections.setdefault((c.document, c.section), []).append(c)
+        self.lookups: list[tuple[str, str]] = []
+
+    def section_passages(self, document: str, section: str) -> list[Chunk]:
+        self.lookups.append((document, section))
+        return sorted(self.sections.get((document, section), []), key=lambda c: c.ordinal)
+
+    def labels(self) -> dict[str, set[str | None]]:
+        out: dict[str, set[str | None]] = {}
+        for document, section in self.sections:
+            out.setdefault(document, set()).add(section)
+        return out
+
+
+def make(chunks: Sequence[Chunk], **limits: int | float) -> tuple[Expander, FakePassages]:
+    passages = FakePassages(chunks)
+    resolver = ReferenceResolver(REGISTRY, SectionIndex.from_labels(passages.labels()))
+    settings = {"max_depth": 2, "token_budget": 10_000, "min_relevance": 0.0, "min_keep": 0, **limits}
+    return Expander(detect_references, resolver.resolve, passages, ExpansionLimits(**settings)), passages  # type: ignore[arg-type]
+
+
+def relevance(scores: dict[str, float]) -> Relevance:
+    def score(chunks: Sequence[Chunk]) -> dict[str, float]:
+        return {c.id: scores.get(c.id, 0.5) for c in chunks}
+
+    return score
+
+
+def seed(c: Chunk, relevance: float = 0.9) -> TracedPassage:
+    return TracedPassage(c, 0, relevance, None, 1.0)
+
+
+A1 = chunk("A.pdf", "§ 1", 0, "(1) Die Pflicht nach § 2 des Betagesetzes gilt entsprechend.")
+B2 = chunk("B.pdf", "§ 2", 0, "(1) Es gelten die Werte nach § 3 der Gammaverordnung.")
+C3 = chunk("C.pdf", "§ 3", 0, "(1) Die Werte ergeben sich aus § 1 des Alphagesetzes.")  # back to A: a cycle
+CHAIN = [A1, B2, C3]
+
+
+def ids(passages: Sequence[TracedPassage]) -> list[str]:
+    return [p.id for p in passages]
+
+
+def test_depth_zero_is_the_seeds_alone() -> None:
+    expander, passages = make(CHAIN)
+    result = expander.expand([seed(A1)], relevance({}), max_depth=0)
+    assert ids(result.passages) == [A1.id]
+    assert passages.lookups == [] and result.stats.scanned == 0
+    assert result.tokens == 100
+
+
+def test_multi_hop_across_documents_with_provenance() -> None:
+    expander, _ = make(CHAIN)
+    one = expander.expand([seed(A1)], relevance({}), max_depth=1)
+    assert ids(one.passages) == [A1.id, B2.id]
+    two = expander.expand([seed(A1)], relevance({}), max_depth=2)
+    assert ids(two.passages) == [A1.id, B2.id, C3.id]
+    reached = two.by_id()
+    assert [p.depth for p in two.passages] == [0, 1, 2]
+    b_via, c_via = reached[B2.id].via, reached[C3.id].via
+    assert b_via is not None and (b_via.source_id, b_via.mention) == (A1.id, "§ 2 des Betagesetzes")
+    assert c_via is not None and (c_via.source_id, c_via.mention) == (B2.id, "§ 3 der Gammaverordnung")
+    assert c_via.target.document == "C.pdf" and c_via.target.section == "§ 3"
+    assert ids(two.chain(C3.id)) == [A1.id, B2.id, C3.id]
+    assert two.chain("unknown") == []
+
+
+def test_visited_set_ends_cycles() -> None:
+    expander, _ = make(CHAIN, max_depth=6)
+    result = expander.expand([seed(A1)], relevance({}))
+    assert ids(result.passages) == [A1.id, B2.id, C3.id]  # C3 cites A1 again: not added twice
+    assert result.stats.visited >= 1
+    assert len(set(ids(result.passages))) == len(result.passages)
+
+
+def test_budget_is_spent_on_the_most_relevant_passages() -> None:
+    source = chunk("A.pdf", "§ 1", 0, "(1) Nach § 2 des Betagesetzes und § 3 der Gammaverordnung.")
+    expander, _ = make([source, B2, C3], token_budget=250)
+    result = expander.expand([seed(source)], relevance({B2.id: 0.3, C3.id: 0.8}), max_depth=1)
+    assert ids(result.passages) == [source.id, C3.id]
+    assert result.tokens == 200 <= result.budget == 250
+    assert result.stats.over_budget == 1
+
+
+def test_budget_is_counted_in_tokens() -> None:
+    big = chunk("B.pdf", "§ 2", 0, B2.text, tokens=5000)
+    expander, _ = make([A1, big, C3], token_budget=3000)
+    result = expander.expand([seed(A1)], relevance({}))
+    assert ids(result.passages) == [A1.id]
+    assert result.stats.over_budget == 1
+
+
+def test_per_document_limit() -> None:
+    many = [chunk("B.pdf", "§ 2", i, f"Satz ohne Absatzmarke Nummer {i}.") for i in range(5)]
+    expander, _ = make([A1, *many], per_document_limit=2, section_chunks=10)
+    scores = {c.id: 0.1 * i for i, c in enumerate(many)}
+    result = expander.expand([seed(A1)], relevance(scores), max_depth=1)
+    assert ids(result.passages) == [A1.id, many[4].id, many[3].id]
+    assert result.stats.over_document_limit == 3
+
+
+def test_section_chunks_caps_a_whole_section() -> None:
+    many = [chunk("B.pdf", "§ 2", i, f"Text {i} ohne Marke.") for i in range(6)]
+    expander, _ = make([A1, *many], section_chunks=2)
+    scores = {c.id: s for c, s in zip(many, (0.2, 0.9, 0.1, 0.8, 0.3, 0.4), strict=True)}
+    result = expander.expand([seed(A1)], relevance(scores), max_depth=1)
+    assert ids(result.passages) == [A1.id, many[1].id, many[3].id]
+
+
+def test_relevance_filter_keeps_at_least_min_keep() -> None:
+    source = chunk("A.pdf", "§ 1", 0, "(1) Nach § 2 des Betagesetzes und § 3 der Gammaverordnung.")
+    scores = {B2.id: 0.05, C3.id: 0.10}
+    expander, _ = make([source, B2, C3], min_relevance=0.15, min_keep=0)
+    dropped = expander.expand([seed(source)], relevance(scores), max_depth=1)
+    assert ids(dropped.passages) == [source.id] and dropped.stats.below_relevance == 2
+    expander, _ = make([source, B2, C3], min_relevance=0.15, min_keep=1)
+    kept = expander.expand([seed(source)], relevance(scores), max_depth=1)
+    assert ids(kept.passages) == [source.id, C3.id]  # the better of the two
+    assert kept.passages[1].relevance == pytest.approx(0.10)
+
+
+def test_gate_decides_per_reference() -> None:
+    calls: list[tuple[Reference, TracedPassage]] = []
+
+    def gate(reference: Reference, source: TracedPassage) -> bool:
+        calls.append((reference, source))
+        return reference.law_normalized != "Gammaverordnung"
+
+    expander, _ = make(CHAIN, max_depth=3)
+    result = expander.expand([seed(A1)], relevance({}), gate=gate)
+    assert ids(result.passages) == [A1.id, B2.id]
+    assert result.stats.gated == 1
+    assert [(r.mention, s.id) for r, s in calls] == [
+        ("§ 2 des Betagesetzes", A1.id),
+        ("§ 3 der Gammaverordnung", B2.id),
+    ]
+
+
+def test_absatz_selects_the_chunks_holding_it() -> None:
+    source = chunk("A.pdf", "§ 1", 0, "(1) Es gilt § 2 Absatz 3 des Betagesetzes.")
+    parts = [
+        chunk("B.pdf", "§ 2", 0, "(1) Erstens.\n\n(2) Zweitens."),
+        chunk("B.pdf", "§ 2", 1, "(3) Drittens beginnt hier"),
+        chunk("B.pdf", "§ 2", 2, "und geht hier weiter."),
+        chunk("B.pdf", "§ 2", 3, "(4) Viertens."),
+    ]
+    expander, _ = make([source, *parts])
+    result = expander.expand([seed(source)], relevance({}), max_depth=1)
+    # the chunks holding Absatz 3, and the section's opening chunk
+    assert set(ids(result.passages)) == {source.id, parts[0].id, parts[1].id, parts[2].id}
+    assert result.stats.candidates == 3
+
+
+def test_bare_satz_follows_within_the_own_absatz() -> None:
+    parts = [
+        chunk("A.pdf", "§ 1", 0, "(1) Erstens.\n(2) Zweitens beginnt"),
+        chunk("A.pdf", "§ 1", 1, "und verweist auf Satz 1 dieses Absatzes."),
+        chunk("A.pdf", "§ 1", 2, "(3) Drittens."),
+    ]
+    expander, _ = make(parts)
+    result = expander.expand([seed(parts[1])], relevance({}), max_depth=1)
+    assert ids(result.passages) == [parts[1].id, parts[0].id]
+    via = result.passages[1].via
+    assert via is not None and via.mention == "Satz 1" and via.target.section == "§ 1"
+
+
+def test_unresolved_and_whole_document_references_are_reported_not_followed() -> None:
+    source = chunk(
+        "A.pdf",
+        "§ 1",
+        0,
+        "(1) Nach § 9 des Bundesberggesetzes, § 99 des Betagesetzes, der Richtlinie 2013/59/Euratom "
+        "und nach dem Betagesetz.",
+    )
+    expander, passages = make([source, B2])
+    result = expander.expand([seed(source)], relevance({}), max_depth=1)
+    assert ids(result.passages) == [source.id]
+    reasons = {(u.mention, u.reason) for u in result.unresolved}
+    assert reasons == {
+        ("§ 9 des Bundesberggesetzes", Unresolved.UNKNOWN_DOCUMENT),
+        ("§ 99 des Betagesetzes", Unresolved.SECTION_NOT_FOUND),
+        ("Richtlinie 2013/59/Euratom", Unresolved.EXTERNAL),
+    }
+    assert all(u.source_id == source.id and u.source_document == "A.pdf" for u in result.unresolved)
+    unknown = next(u for u in result.unresolved if u.reason is Unresolved.UNKNOWN_DOCUMENT)
+    assert (unknown.target, unknown.section) == ("Bundesberggesetz", "9")
+    assert result.stats.document_level == 1
+    assert passages.lookups == []
+
+
+def test_breadth_first_most_relevant_first() -> None:
+    source = chunk("A.pdf", "§ 1", 0, "(1) Nach § 2 des Betagesetzes und § 3 der Gammaverordnung.")
+    d2 = chunk("B.pdf", "§ 5", 0, "(1) Ein Satz ohne Verweis.")
+    b2 = chunk("B.pdf", "§ 2", 0, "(1) Siehe § 5.")
+    expander, _ = make([source, b2, C3, d2])
+    result = expander.expand([seed(source)], relevance({b2.id: 0.2, C3.id: 0.7, d2.id: 0.99}))
+    assert ids(result.passages) == [source.id, C3.id, b2.id, d2.id]
+    assert [p.depth for p in result.passages] == [0, 1, 1, 2]
+
+
+def test_seeds_count_towards_the_budget_and_are_always_kept() -> None:
+    heavy = chunk("A.pdf", "§ 1", 0, A1.text, tokens=900)
+    expander, _ = make([heavy, B2], token_budget=950)
+    result = expander.expand([seed(heavy)], relevance({}))
+    assert ids(result.passages) == [heavy.id] and result.tokens == 900
+
+
+def test_absatz_helpers() -> None:
+    parts = [
+        chunk("B.pdf", "§ 2", 0, "§ 2 Titel\n\n(1) Erstens.\n\n(2) Zweitens"),
+        chunk("B.pdf", "§ 2", 1, "geht weiter.\n\n(2a) Zweitens a."),
+        chunk("B.pdf", "§ 2", 2, "(3) Drittens."),
+    ]
+    assert absatz_chunks(parts, {"2"}) == parts[:2]
+    assert absatz_chunks(parts, {"2a"}) == parts[1:2]
+    assert absatz_chunks(parts, {"9"}) == []
+    assert absatz_at(parts, parts[1], 3) == "2"
+    assert absatz_at(parts, parts[1], len(parts[1].text)) == "2a"
+    assert absatz_at(parts, parts[0], 3) is None
+
+
+def test_limits_from_settings() -> None:
+    settings = ReferenceSettings(max_depth=3, token_budget=5000, per_document_limit=7, min_relevance=0.2)
+    limits = ExpansionLimits.from_settings(settings, section_chunks=2)
+    assert (limits.max_depth, limits.token_budget, limits.per_document_limit) == (3, 5000, 7)
+    assert (limits.min_relevance, limits.min_keep, limits.section_chunks) == (0.2, 5, 2)
