@@ -99,6 +99,12 @@ def test_unknown_law_is_kept_unresolved(resolver: ReferenceResolver) -> None:
     assert target.document is None and target.target_name == "Bundesberggesetz"
 
 
+def test_whole_law_outside_the_collection_is_unknown_not_external(resolver: ReferenceResolver) -> None:
+    target = resolve_one(resolver, "nach dem Medizinproduktegesetz", Citing("StrlSchG.pdf", "§ 1"))
+    assert target.reason is Unresolved.UNKNOWN_DOCUMENT
+    assert not target.reference.external and target.document is None
+
+
 def test_no_substring_guess_on_file_names(resolver: ReferenceResolver) -> None:
     # "Schutzgesetz" is part of "Strahlenschutzgesetz" (StrlSchG.pdf) but not a name of it
     target = resolve_one(resolver, "nach § 4 des Schutzgesetzes", Citing("AtG.pdf", "§ 1"))

@@ -100,6 +100,9 @@ class ResolvedReference:
 
 _BIBLIOGRAPHIC: Final = frozenset({RefType.NUMBERED_CITATION, RefType.AUTHOR_YEAR})
 _DOCUMENT_LEVEL: Final = frozenset({RefType.LAW, RefType.TREATY, RefType.STANDARD, RefType.URL})
+#: kinds of target that live outside a collection unless it holds them; a German law that is not in the
+#: collection is an unknown document, not an external one
+_EXTERNAL_KINDS: Final = frozenset({RefType.TREATY, RefType.STANDARD, RefType.URL})
 
 
 class ReferenceResolver:
@@ -127,7 +130,7 @@ class ReferenceResolver:
                 return ResolvedReference(ref, reason=Unresolved.NO_SOURCE, citing=citing)
             document = citing.document
         else:
-            match, failure = self._lookup(names, external=ref.external or ref.type in _DOCUMENT_LEVEL)
+            match, failure = self._lookup(names, external=ref.external or ref.type in _EXTERNAL_KINDS)
             if match is None:
                 return ResolvedReference(ref, reason=failure, citing=citing)
             document = match.document
