@@ -16,8 +16,9 @@ from rabbithole.embeddings.factory import create_embedder
 from rabbithole.ingestion.parser import AutoParser
 from rabbithole.ingestion.pipeline import IngestionPipeline
 from rabbithole.llm.tokens import TokenCounter
+from rabbithole.registry.builder import build_registry
 from rabbithole.registry.registry import DocumentInfo as RegistryDocument
-from rabbithole.registry.registry import DocumentRegistry, build_registry
+from rabbithole.registry.registry import DocumentRegistry
 from rabbithole.retrieval.hybrid import HybridSearcher
 from rabbithole.store.chroma_store import ChromaStore
 

@@ -20,7 +20,7 @@ from rabbithole.references.expansion import (
 from rabbithole.references.grammar import detect_references
 from rabbithole.references.models import Reference
 from rabbithole.references.resolver import ReferenceResolver, SectionIndex, Unresolved
-from rabbithole.registry.registry import DocumentEntry, DocumentRegistry, Synonym, SynonymKind
+from rabbithole.registry import DocumentEntry, DocumentRegistry, Synonym, SynonymKind
 
 REGISTRY = DocumentRegistry(
     "test",

@@ -17,7 +17,7 @@ from rabbithole.references.resolver import (
     Unresolved,
     parse_section_label,
 )
-from rabbithole.registry.registry import (
+from rabbithole.registry import (
     DocumentEntry,
     DocumentRegistry,
     MatchKind,

@@ -5,6 +5,7 @@
 ``synonyms.py`` and ``user_file.py``.
 """
 
+from rabbithole.registry.builder import build_registry
 from rabbithole.registry.registry import (
     DocumentEntry,
     DocumentInfo,
@@ -15,7 +16,6 @@ from rabbithole.registry.registry import (
     Synonym,
     SynonymKind,
     SynonymSource,
-    build_registry,
 )
 from rabbithole.registry.user_file import (
     USER_FILE_NAME,
