@@ -8,22 +8,21 @@ out. A word broken at a line end ("Strahlenschutz-" / "verordnung") is joined on
 lowercase letter before the hyphen and after the break, and the next word is not a conjunction as in
 "Bau- und Betriebs..."); otherwise the characters are kept verbatim, so a quote can be checked letter by
 letter against the page text.
-PyMuPDF is imported when the first PDF is parsed.
+The layout work (lines, headers/footers, page assembly) is in `pdf_layout.py`. PyMuPDF is imported when the
+first PDF is parsed.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rabbithole.core.config import IngestionSettings
-from rabbithole.core.models import PageText, ParsedDocument
+from rabbithole.core.models import ParsedDocument
 from rabbithole.ingestion.errors import (
     CorruptDocumentError,
     EmptyDocumentError,
@@ -34,42 +33,21 @@ from rabbithole.ingestion.errors import (
     TruncatedDocumentError,
     UnreadableFileError,
 )
-from rabbithole.ingestion.structure import TextLine, detect_structure
+from rabbithole.ingestion.pdf_layout import (
+    PdfPage,
+    assemble,
+    drop_running_lines,
+    extract_page,
+    has_images,
+    is_garbled,
+)
+from rabbithole.ingestion.structure import detect_structure
 
 _MB = 1024 * 1024
-_HEADER_ZONE = 0.12  # top/bottom share of the page height where running headers/footers live
-_EDGE_LINES = 3  # lines considered at the top and at the bottom of each page
-_GARBLED = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffd\ue000-\uf8ff]")
-_DIGITS = re.compile(r"\d+")
 _SPACES = re.compile(r"\s+")
-_HYPHEN_END = re.compile(r"[a-zäöüß]{2}-$")
-_LOWER_START = re.compile(r"[a-zäöüß]")
-_FIRST_WORD = re.compile(r"[^\s,.;:)]+")
-_CONJUNCTIONS = frozenset(
-    {"und", "oder", "bis", "sowie", "bzw", "beziehungsweise", "als", "wie", "noch", "and", "or", "to", "nor"}
-)
 _ABBREVIATION = re.compile(r"^[A-Za-zÄÖÜäöüß][\wÄÖÜäöüß\-]{0,24}(?: \d{4})?$")
 _TITLE_ABBREVIATION = re.compile(r"\(([^()]{2,32})\)\s*$")
 _LEGAL_TITLE = re.compile(r"\b(Gesetz|Verordnung|Ordnung|Satzung|Richtlinie)\b|gesetz\b|verordnung\b", re.I)
-
-
-@dataclass(slots=True)
-class _Line:
-    text: str
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-    size: float
-    bold: bool
-
-
-@dataclass(slots=True)
-class _Page:
-    number: int
-    height: float
-    lines: list[_Line]
-    has_images: bool = False
 
 
 class PdfParser:
@@ -146,23 +124,23 @@ class PdfParser:
                 name, f"{count} pages; the limit is {self.settings.max_pages} pages (ingestion.max_pages)"
             )
 
-        pages: list[_Page] = []
+        pages: list[PdfPage] = []
         failed: list[int] = []
         garbled: list[int] = []
         for index in range(count):
             number = index + 1
             try:
                 page = doc.load_page(index)
-                extracted = _extract_page(pymupdf, page, number)
+                extracted = extract_page(pymupdf, page, number)
             except Exception:
                 failed.append(number)
-                pages.append(_Page(number, 842.0, []))
+                pages.append(PdfPage(number, 842.0, []))
                 continue
-            if extracted.lines and _is_garbled(extracted.lines):
+            if extracted.lines and is_garbled(extracted.lines):
                 garbled.append(number)
                 extracted.lines = []
             if not extracted.lines:
-                extracted.has_images = _has_images(page)
+                extracted.has_images = has_images(page)
             pages.append(extracted)
         mupdf_log = str(pymupdf.TOOLS.mupdf_warnings()).strip()
         metadata: dict[str, str] = {k: str(v or "") for k, v in (doc.metadata or {}).items()}
@@ -191,8 +169,8 @@ class PdfParser:
         if scanned:
             warnings.append(f"no text layer on {_plural(scanned)} {_ranges(scanned)}; OCR is not supported")
 
-        _drop_running_lines(pages)
-        page_texts, lines = _assemble(pages)
+        drop_running_lines(pages)
+        page_texts, lines = assemble(pages)
         text = ParsedDocument.PAGE_SEPARATOR.join(p.text for p in page_texts)
         structure = detect_structure(text, lines)
         title = _title(metadata.get("title", ""), pages)
@@ -222,156 +200,6 @@ def _load_pymupdf() -> Any:
 # --- page extraction ---------------------------------------------------------------------------------------
 
 
-def _extract_page(pymupdf: Any, page: Any, number: int) -> _Page:
-    data = page.get_text("dict", flags=pymupdf.TEXT_MEDIABOX_CLIP)
-    lines: list[_Line] = []
-    for block in data.get("blocks", ()):
-        if block.get("type") != 0:
-            continue
-        for line in block.get("lines", ()):
-            spans = line.get("spans", ())
-            text = "".join(span.get("text", "") for span in spans)
-            if not text.strip():
-                continue
-            weights: Counter[float] = Counter()
-            bold = True
-            for span in spans:
-                span_text = span.get("text", "")
-                if not span_text.strip():
-                    continue
-                weights[float(span.get("size", 0.0))] += len(span_text)
-                font = str(span.get("font", ""))
-                if not (int(span.get("flags", 0)) & 16 or _is_bold_font(font)):
-                    bold = False
-            x0, y0, x1, y1 = line["bbox"]
-            size = weights.most_common(1)[0][0] if weights else 0.0
-            lines.append(_Line(text.strip(), x0, y0, x1, y1, size, bold))
-    return _Page(number, float(page.rect.height), lines)
-
-
-def _is_bold_font(font: str) -> bool:
-    lowered = font.lower()
-    return any(mark in lowered for mark in ("bold", "black", "heavy", "semibold", "demi"))
-
-
-def _is_garbled(lines: Sequence[_Line]) -> bool:
-    text = "".join(line.text for line in lines)
-    visible = sum(1 for ch in text if not ch.isspace())
-    return visible > 0 and len(_GARBLED.findall(text)) > 0.1 * visible
-
-
-def _has_images(page: Any) -> bool:
-    try:
-        return bool(page.get_images(full=False))
-    except Exception:
-        return False
-
-
-def _normalize(text: str) -> str:
-    return _SPACES.sub(" ", _DIGITS.sub("#", text)).strip().lower()
-
-
-def _edge_lines(page: _Page, top: bool) -> list[int]:
-    """Indexes of the lines at the top (bottom) edge that are set apart from the body by a clear gap:
-    the header (footer) band. Nothing when no such gap exists within the edge zone."""
-    zone = page.height * _HEADER_ZONE
-    order = sorted(range(len(page.lines)), key=lambda i: page.lines[i].y0)
-    if not top:
-        order.reverse()
-    band: list[int] = []
-    for position, index in enumerate(order[:_EDGE_LINES]):
-        line = page.lines[index]
-        if (line.y1 > zone) if top else (line.y0 < page.height - zone):
-            return []
-        band.append(index)
-        if position + 1 >= len(order):
-            return []  # nothing but edge lines: no body to be set apart from
-        neighbour = page.lines[order[position + 1]]
-        gap = neighbour.y0 - line.y1 if top else line.y0 - neighbour.y1
-        if gap >= max(4.0, 0.8 * (line.y1 - line.y0)):
-            return band
-    return []
-
-
-def _drop_running_lines(pages: list[_Page]) -> None:
-    """Remove lines repeating at the top or bottom of many pages (digits ignored): headers, footers."""
-    with_text = [p for p in pages if p.lines]
-    if len(with_text) < 2:
-        return
-    counts: Counter[tuple[str, str]] = Counter()
-    candidates: dict[int, list[tuple[int, tuple[str, str]]]] = {}
-    for page in with_text:
-        marked = [(i, ("top", _normalize(page.lines[i].text))) for i in _edge_lines(page, top=True)]
-        marked += [(i, ("bottom", _normalize(page.lines[i].text))) for i in _edge_lines(page, top=False)]
-        candidates[page.number] = marked
-        counts.update({key for _, key in marked})
-    threshold = max(2, math.ceil(0.3 * len(with_text)))
-    for page in with_text:
-        drop = {i for i, key in candidates[page.number] if counts[key] >= threshold}
-        if drop:
-            page.lines = [line for i, line in enumerate(page.lines) if i not in drop]
-
-
-def _paragraph_break(previous: _Line, line: _Line) -> bool:
-    size = max(previous.size, line.size, 1.0)
-    if previous.bold != line.bold or abs(previous.size - line.size) > 0.3:
-        return True
-    if line.y0 < previous.y0 - 0.5 * size:  # moved up: another column or text box
-        return True
-    return line.y0 - previous.y1 > 0.3 * size
-
-
-def _dehyphenate(previous: str, following: str) -> bool:
-    if not _HYPHEN_END.search(previous) or not _LOWER_START.match(following):
-        return False
-    word = _FIRST_WORD.match(following)
-    return word is not None and word.group(0) not in _CONJUNCTIONS
-
-
-def _assemble(pages: list[_Page]) -> tuple[list[PageText], list[TextLine]]:
-    """Page texts with document offsets, and the lines (offsets, fonts) for structure detection."""
-    separator = len(ParsedDocument.PAGE_SEPARATOR)
-    page_texts: list[PageText] = []
-    lines: list[TextLine] = []
-    offset = 0
-    for page in pages:
-        parts: list[str] = []
-        length = 0
-        # [start, end, size, bold, paragraph_start] relative to the page
-        infos: list[list[Any]] = []
-        previous: _Line | None = None
-        for line in page.lines:
-            if previous is None:
-                sep = ""
-            elif abs(line.y0 - previous.y0) < 0.3 * max(line.size, 1.0) and line.x0 >= previous.x1 - 1.0:
-                sep = " "  # same baseline, further right: one visual line split by the extractor
-            elif _paragraph_break(previous, line):
-                sep = "\n\n"
-            else:
-                sep = "\n"
-            if sep == "\n" and _dehyphenate(parts[-1], line.text):
-                parts[-1] = parts[-1][:-1]
-                length -= 1
-                infos[-1][1] -= 1
-                sep = ""
-            parts.append(sep)
-            length += len(sep)
-            infos.append([length, length + len(line.text), line.size, line.bold, sep in ("", "\n\n")])
-            parts.append(line.text)
-            length += len(line.text)
-            previous = line
-        text = "".join(parts)
-        page_texts.append(PageText(page.number, text, offset))
-        lines.extend(
-            TextLine(offset + start, offset + end, size, bold, para) for start, end, size, bold, para in infos
-        )
-        offset += len(text) + separator
-    return page_texts, lines
-
-
-# --- title and abbreviation --------------------------------------------------------------------------------
-
-
 def _useful_title(title: str) -> bool:
     lowered = title.strip().lower()
     return (
@@ -382,7 +210,7 @@ def _useful_title(title: str) -> bool:
     )
 
 
-def _title(meta_title: str, pages: list[_Page]) -> str:
+def _title(meta_title: str, pages: list[PdfPage]) -> str:
     if _useful_title(meta_title):
         return _SPACES.sub(" ", meta_title).strip()
     first_page = next((p for p in pages if p.lines), None)
