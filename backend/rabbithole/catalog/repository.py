@@ -68,12 +68,15 @@ class Catalog:
                 session.delete(row)
 
     def revision(self, collection: str) -> str:
-        """Changes whenever the collection's chunks change, also across delete and re-create."""
-        with self._sessions() as session:
-            row = session.get(CollectionRow, collection)
-            if row is None:
-                raise CollectionNotFoundError(collection)
-            return f"{row.created_at:%Y%m%dT%H%M%S%f}-{row.revision}"
+        """Changes whenever the collection's chunks change, also across delete and re-create. Asked on every
+        search, so it is one plain SQL statement rather than an ORM round trip."""
+        with self.engine.connect() as connection:
+            row = connection.exec_driver_sql(
+                "SELECT created_at, revision FROM collections WHERE name = ?", (collection,)
+            ).first()
+        if row is None:
+            raise CollectionNotFoundError(collection, [c.name for c in self.list_collections()])
+        return f"{row[0]}-{row[1]}"
 
     def _bump_revision(self, session: Session, collection: str) -> None:
         session.execute(
@@ -227,8 +230,8 @@ class Catalog:
                 .order_by(DocumentRow.file_name, PageRow.number)
             ).all()
         texts: dict[str, list[str]] = {}
-        for name, text in rows:
-            texts.setdefault(name, []).append(text)
+        for name, page_text in rows:
+            texts.setdefault(name, []).append(page_text)
         return {name: ParsedDocument.PAGE_SEPARATOR.join(parts) for name, parts in texts.items()}
 
     @staticmethod
@@ -291,16 +294,16 @@ class Catalog:
             return [self._chunk(row) for row in session.execute(query)]
 
     def get_chunks(self, collection: str, ids: Iterable[str]) -> dict[str, Chunk]:
+        """Chunks by id. On every search's path, so it is one plain SQL statement: CROSS JOIN makes SQLite
+        look the chunks up by primary key first (its planner, without statistics, would otherwise walk the
+        whole collection), and no ORM or expression building happens per call."""
         wanted = list(dict.fromkeys(ids))
         found: dict[str, Chunk] = {}
-        with self._sessions() as session:
+        with self.engine.connect() as connection:
             for i in range(0, len(wanted), 500):
-                query = (
-                    select(*self._CHUNK_COLUMNS)
-                    .join(DocumentRow, ChunkRow.document_id == DocumentRow.id)
-                    .where(DocumentRow.collection_name == collection, ChunkRow.id.in_(wanted[i : i + 500]))
-                )
-                for row in session.execute(query):
+                part = wanted[i : i + 500]
+                sql = _GET_CHUNKS_SQL.format(placeholders=",".join("?" * len(part)))
+                for row in connection.exec_driver_sql(sql, (*part, collection)):
                     chunk = self._chunk(row)
                     found[chunk.id] = chunk
         return found
@@ -345,3 +348,11 @@ class Catalog:
                 .order_by(IngestProblemRow.file_name)
             ).all()
             return [IngestProblem(r.file_name, r.kind, r.reason, r.severity) for r in rows]
+
+
+_GET_CHUNKS_SQL = (
+    'SELECT c.id, d.collection_name, d.file_name, c.ordinal, c.text, c.start, c."end", c.page, c.page_end, '
+    "c.section, c.heading, c.section_path_json, c.token_count "
+    "FROM chunks AS c CROSS JOIN documents AS d ON d.id = c.document_id "
+    "WHERE c.id IN ({placeholders}) AND d.collection_name = ?"
+)

@@ -26,6 +26,7 @@ recall@5 from 0.63 to 0.72.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -40,7 +41,7 @@ from rabbithole.core.models import Chunk, SearchHit
 from rabbithole.embeddings.base import Embedder, FloatArray, l2_normalize
 from rabbithole.retrieval.bm25_index import BM25Index, BM25Indexes, BM25Params, BM25Result
 from rabbithole.retrieval.filters import SearchFilters
-from rabbithole.retrieval.fusion import dedup_overlapping, reciprocal_rank_fusion
+from rabbithole.retrieval.fusion import Fused, dedup_overlapping, reciprocal_rank_fusion
 from rabbithole.retrieval.source import ChunkSource
 from rabbithole.retrieval.tokenizer import query_language
 
@@ -49,6 +50,9 @@ if TYPE_CHECKING:
     from rabbithole.store.chroma_store import ChromaStore, VectorCollection
 
 log = logging.getLogger(__name__)
+
+#: candidates fetched beyond k in the first page (dedup may drop some)
+FETCH_MARGIN = 5
 
 SearchMode = Literal["hybrid", "vector", "bm25"]
 MODES: tuple[SearchMode, ...] = ("hybrid", "vector", "bm25")
@@ -97,6 +101,8 @@ class HybridSearcher:
         self.bm25 = bm25
         self.settings = settings or RetrievalSettings.model_validate({})
         self.dedup_min_overlap = dedup_min_overlap
+        self._handles: dict[tuple[str, bool], tuple[str, VectorCollection]] = {}
+        self._handles_lock = threading.Lock()
         self.cross_lingual_skip = cross_lingual_skip
 
     @classmethod
@@ -170,7 +176,7 @@ class HybridSearcher:
         use_bm25 = mode in ("hybrid", "bm25")
 
         # Open collections first: unknown names and model mismatches fail before any work.
-        handles = {name: self.store.open(name, self.embedder if use_vector else None) for name in names}
+        handles = {name: self._open(name, use_vector) for name in names}
 
         qvec: FloatArray | None = None
         if query_vector is not None:
@@ -233,18 +239,7 @@ class HybridSearcher:
         timings["fuse"] = time.perf_counter() - t
 
         t = time.perf_counter()
-        chunks = self._fetch_chunks([f.key for f in fused])
-        present = [f for f in fused if f.key in chunks]
-        if len(present) < len(fused):
-            log.warning(
-                "%d search candidates are in the index but not in the catalog (re-ingest?)",
-                len(fused) - len(present),
-            )
-        top = dedup_overlapping(
-            present,
-            lambda f: ((f.key[0], chunks[f.key].document), chunks[f.key].start, chunks[f.key].end),
-            self.dedup_min_overlap,
-        )[:k]
+        top, chunks = self._top_unique(fused, k)
         timings["fetch"] = time.perf_counter() - t
 
         t = time.perf_counter()
@@ -286,6 +281,46 @@ class HybridSearcher:
         self.bm25.invalidate(collection)
 
     # --- helpers ------------------------------------------------------------------------------------
+
+    def _open(self, name: str, check_model: bool) -> VectorCollection:
+        """The collection's vector handle, reused while the collection's revision stands (a re-ingest or a
+        re-created collection changes it, and the handle is opened, and the model checked, again)."""
+        revision = self.source.revision(name)
+        key = (name, check_model)
+        with self._handles_lock:
+            cached = self._handles.get(key)
+        if cached is not None and cached[0] == revision:
+            return cached[1]
+        handle = self.store.open(name, self.embedder if check_model else None)
+        with self._handles_lock:
+            self._handles[key] = (revision, handle)
+        return handle
+
+    def _top_unique(self, fused: Sequence[Fused[Key]], k: int) -> tuple[list[Fused[Key]], dict[Key, Chunk]]:
+        """The k best fused candidates after dedup, fetching chunks from the catalog a page at a time (most
+        queries need only the first page, so the catalog is not asked for every candidate)."""
+        chunks: dict[Key, Chunk] = {}
+        page = k + FETCH_MARGIN
+        fetched = 0
+        while True:
+            batch = fused[fetched : fetched + page]
+            chunks.update(self._fetch_chunks([f.key for f in batch]))
+            fetched += len(batch)
+            present = [f for f in fused[:fetched] if f.key in chunks]
+            top = dedup_overlapping(
+                present,
+                lambda f: ((f.key[0], chunks[f.key].document), chunks[f.key].start, chunks[f.key].end),
+                self.dedup_min_overlap,
+            )[:k]
+            if len(top) >= k or fetched >= len(fused):
+                break
+            page *= 2
+        if len(present) < fetched:
+            log.warning(
+                "%d search candidates are in the index but not in the catalog (re-ingest?)",
+                fetched - len(present),
+            )
+        return top, chunks
 
     def _fetch_chunks(self, keys: Sequence[Key]) -> dict[Key, Chunk]:
         by_collection: dict[str, list[str]] = {}

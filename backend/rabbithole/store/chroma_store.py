@@ -194,12 +194,11 @@ class VectorCollection:
         if n <= 0:
             return []
         with _chroma_errors(f"searching '{self.name}'"):
-            total = int(self._handle.count())
-            if total == 0:
-                return []
+            # Chroma answers fewer results when the collection (or the filtered part) is smaller than n,
+            # so no count() round trip is needed first.
             result = self._handle.query(
                 query_embeddings=query,
-                n_results=min(n, total),
+                n_results=n,
                 where=where or None,
                 include=["distances"],
             )
