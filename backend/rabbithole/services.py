@@ -8,19 +8,20 @@ import logging
 import threading
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rabbithole.catalog.repository import Catalog
 from rabbithole.core.config import Settings
-from rabbithole.embeddings.base import Embedder
-from rabbithole.embeddings.factory import create_embedder
-from rabbithole.ingestion.parser import AutoParser
-from rabbithole.ingestion.pipeline import IngestionPipeline
-from rabbithole.llm.tokens import TokenCounter
-from rabbithole.registry.builder import build_registry
-from rabbithole.registry.registry import DocumentInfo as RegistryDocument
-from rabbithole.registry.registry import DocumentRegistry
-from rabbithole.retrieval.hybrid import HybridSearcher
-from rabbithole.store.chroma_store import ChromaStore
+
+# Collaborators are imported where they are built: a command that needs only the catalog (a re-run of
+# `rabbithole ingest` over an unchanged folder) never pays for Chroma, the embedder or the search stack.
+if TYPE_CHECKING:
+    from rabbithole.embeddings.base import Embedder
+    from rabbithole.ingestion.pipeline import IngestionPipeline
+    from rabbithole.llm.tokens import TokenCounter
+    from rabbithole.registry.registry import DocumentRegistry
+    from rabbithole.retrieval.hybrid import HybridSearcher
+    from rabbithole.store.chroma_store import ChromaStore
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +49,8 @@ class Services:
 
     @cached_property
     def embedder(self) -> Embedder:
+        from rabbithole.embeddings.factory import create_embedder
+
         return create_embedder(self.settings)
 
     @property
@@ -56,24 +59,33 @@ class Services:
 
     @cached_property
     def store(self) -> ChromaStore:
+        from rabbithole.store.chroma_store import ChromaStore
+
         return ChromaStore.from_settings(self.settings.storage)
 
     @cached_property
     def tokens(self) -> TokenCounter:
+        from rabbithole.llm.tokens import TokenCounter
+
         return TokenCounter()
 
     @cached_property
     def searcher(self) -> HybridSearcher:
+        from rabbithole.retrieval.hybrid import HybridSearcher
+
         return HybridSearcher.from_settings(self.settings, self.embedder, self.store, self.catalog)
 
     def ingestion_pipeline(self) -> IngestionPipeline:
+        from rabbithole.ingestion.parser import AutoParser
+        from rabbithole.ingestion.pipeline import IngestionPipeline
+
         return IngestionPipeline(
             settings=self.settings.ingestion,
             catalog=self.catalog,
             parser=AutoParser(self.settings.ingestion),
             embedder_factory=lambda: self.embedder,
-            store=self.store,
-            tokens=self.tokens,
+            store_factory=lambda: self.store,
+            tokens_factory=lambda: self.tokens,
             on_collection_changed=self._collection_changed,
             registry_builder=self.update_registry,
         )
@@ -92,6 +104,9 @@ class Services:
             self.rebuild_registry(collection, folder)
 
     def rebuild_registry(self, collection: str, folder: Path | None) -> DocumentRegistry:
+        from rabbithole.registry.builder import build_registry
+        from rabbithole.registry.registry import DocumentInfo as RegistryDocument
+
         documents = [
             RegistryDocument(file_name=d.file_name, title=d.title, abbreviation=d.abbreviation)
             for d in self.catalog.documents(collection)
@@ -118,6 +133,8 @@ class Services:
             cached = self._registries.get(collection)
             if cached is not None and cached[0] == revision:
                 return cached[1]
+        from rabbithole.registry.registry import DocumentRegistry
+
         registry = DocumentRegistry.from_dict(self.catalog.load_registry(collection))
         with self._lock:
             self._registries[collection] = (revision, registry)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -18,7 +19,9 @@ from rich.table import Table
 
 from rabbithole.cli.errors import handle_errors
 from rabbithole.cli.services import open_services
-from rabbithole.ingestion.pipeline import IngestEvent, IngestReport
+
+if TYPE_CHECKING:
+    from rabbithole.ingestion.pipeline import IngestEvent, IngestReport
 
 #: exit code when some files could not be ingested (the rest was)
 EXIT_PARTIAL = 3

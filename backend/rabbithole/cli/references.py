@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
@@ -23,11 +23,10 @@ from rich.table import Table
 from rabbithole.cli.errors import handle_errors
 from rabbithole.cli.services import open_services
 from rabbithole.core.errors import InvalidRequestError
-from rabbithole.references.detector import DETECTOR_MODES, DetectorMode, build_detector
-from rabbithole.references.graph import build_reference_graph
-from rabbithole.references.resolver import Citing, ReferenceResolver
-from rabbithole.references.tracing import ReferenceEngine
-from rabbithole.services import Services
+
+if TYPE_CHECKING:  # the reference engine is imported by the commands that run it (fast CLI start-up)
+    from rabbithole.references.detector import DetectorMode
+    from rabbithole.services import Services
 
 
 def _source_document(services: Services, collection: str, source: str | None) -> str | None:
@@ -46,6 +45,8 @@ def _source_document(services: Services, collection: str, source: str | None) ->
 
 
 def _detector_mode(services: Services, detector: str | None) -> DetectorMode:
+    from rabbithole.references.detector import DETECTOR_MODES
+
     mode = detector or services.settings.references.detector
     if mode not in DETECTOR_MODES:
         raise typer.BadParameter(f"--detector must be one of {', '.join(DETECTOR_MODES)}")
@@ -79,6 +80,9 @@ def register(app: typer.Typer) -> None:
                 from rabbithole.llm import LLMClient
 
                 llm = LLMClient(services.settings.llm, token_counter=services.tokens)
+            from rabbithole.references.detector import build_detector
+            from rabbithole.references.resolver import Citing, ReferenceResolver
+
             resolver = ReferenceResolver(registry)
             detect = build_detector(
                 services.settings.references,
@@ -140,6 +144,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Search, then follow the references in the passages found (grammar detector)."""
         with open_services() as services:
+            from rabbithole.references.tracing import ReferenceEngine
+
             engine = ReferenceEngine(services, collection)
             traced = engine.trace(question, depth=depth, k=k)
         data = traced.to_dict()
@@ -178,6 +184,8 @@ def register(app: typer.Typer) -> None:
         with open_services() as services:
             services.catalog.require_collection(collection)
             documents = services.catalog.documents(collection)
+            from rabbithole.references.graph import build_reference_graph
+
             built = build_reference_graph(
                 collection,
                 services.catalog.document_texts(collection),

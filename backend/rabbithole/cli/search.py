@@ -9,9 +9,6 @@ from rich.console import Console
 
 from rabbithole.cli.errors import handle_errors
 from rabbithole.cli.services import open_services
-from rabbithole.retrieval.filters import SearchFilters
-from rabbithole.retrieval.hybrid import MODES, SearchMode
-from rabbithole.retrieval.schemas import SearchResultItem
 
 
 def register(app: typer.Typer) -> None:
@@ -29,6 +26,10 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="JSON output."),
     ) -> None:
         """Search collections (vector + BM25, fused)."""
+        from rabbithole.retrieval.filters import SearchFilters
+        from rabbithole.retrieval.hybrid import MODES, SearchMode
+        from rabbithole.retrieval.schemas import SearchResultItem
+
         if mode not in MODES:
             raise typer.BadParameter(f"mode must be one of {', '.join(MODES)}")
         chosen: SearchMode = mode  # type: ignore[assignment]

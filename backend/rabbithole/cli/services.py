@@ -4,13 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from rabbithole.core.config import load_settings
-from rabbithole.services import Services
+
+if TYPE_CHECKING:
+    from rabbithole.services import Services
 
 
 @contextmanager
 def open_services() -> Iterator[Services]:
+    from rabbithole.services import Services
+
     services = Services(load_settings())
     try:
         yield services

@@ -10,21 +10,24 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
-from typing import Protocol
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Protocol
 
 from rabbithole.catalog.records import IngestProblem
 from rabbithole.catalog.repository import Catalog
 from rabbithole.core.config import IngestionSettings
 from rabbithole.core.errors import EmbeddingModelMismatchError, IngestionError
 from rabbithole.core.models import Chunk, ParsedDocument
-from rabbithole.embeddings.base import Embedder
 from rabbithole.ingestion.chunking import chunk_document
 from rabbithole.ingestion.discovery import CollectionSource, content_hash, discover, validate_collection_name
-from rabbithole.store.chroma_store import ChromaStore, VectorCollection
+
+if TYPE_CHECKING:  # imported when a file needs work: a re-run over an unchanged folder stays light
+    import numpy as np
+    import numpy.typing as npt
+
+    from rabbithole.embeddings.base import Embedder
+    from rabbithole.store.chroma_store import ChromaStore, VectorCollection
 
 log = logging.getLogger(__name__)
 
@@ -98,8 +101,8 @@ class IngestionPipeline:
         catalog: Catalog,
         parser: Parser,
         embedder_factory: Callable[[], Embedder],
-        store: ChromaStore,
-        tokens: TokenCounter,
+        store_factory: Callable[[], ChromaStore],
+        tokens_factory: Callable[[], TokenCounter],
         on_collection_changed: Callable[[str], None] | None = None,
         registry_builder: Callable[[str, Path, bool], object] | None = None,
     ) -> None:
@@ -108,10 +111,18 @@ class IngestionPipeline:
         self.parser = parser
         self._embedder_factory = embedder_factory
         self._embedder: Embedder | None = None
-        self.store = store
-        self.tokens = tokens
+        self._store_factory = store_factory
+        self._tokens_factory = tokens_factory
         self.on_collection_changed = on_collection_changed
         self.registry_builder = registry_builder
+
+    @cached_property
+    def store(self) -> ChromaStore:
+        return self._store_factory()
+
+    @cached_property
+    def tokens(self) -> TokenCounter:
+        return self._tokens_factory()
 
     @property
     def embedder(self) -> Embedder:
@@ -204,6 +215,8 @@ class IngestionPipeline:
         """Three stages overlap: a reader thread parses and chunks the next files, this thread embeds
         (the embedder is the bottleneck and releases the GIL in its numeric kernels), a writer thread stores
         what was embedded. Results are written in file order."""
+        import numpy as np
+
         with (
             ThreadPoolExecutor(max_workers=1, thread_name_prefix="ingest-read") as reader,
             ThreadPoolExecutor(max_workers=1, thread_name_prefix="ingest-write") as writer,
