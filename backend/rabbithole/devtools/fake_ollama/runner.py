@@ -10,6 +10,7 @@ from __future__ import annotations
 import socket
 import threading
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from typing import Any
 
@@ -30,12 +31,13 @@ def _schema_title(schema: str | type[BaseModel] | None) -> str | None:
     return str(title) if title else schema.__name__
 
 
-class _Controls:
+class _Controls(ABC):
     """The control surface shared by the in-process server and the HTTP client."""
 
     @property
+    @abstractmethod
     def url(self) -> str:
-        raise NotImplementedError
+        """Base URL of the fake server."""
 
     def settings(self, **overrides: Any) -> LLMSettings:
         """``LLMSettings`` pointing at this server (small, fast defaults for tests)."""
