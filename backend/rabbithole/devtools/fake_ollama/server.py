@@ -233,10 +233,7 @@ class FakeOllamaApp:
         if isinstance(begun, Response):
             return begun
         record, faults = begun
-        raw = record.body.get("input", "")
-        texts = [raw] if isinstance(raw, str) else [str(t) for t in raw]
-        dim = int(record.body.get("dimensions") or DEFAULT_DIM)
-        vectors = [embed_text(t, dim) for t in texts]
+        texts, vectors = _embed_inputs(record.body)
         record.prompt_tokens = sum(len(t.split()) for t in texts)
         data = {
             "model": record.model,
@@ -324,12 +321,8 @@ class FakeOllamaApp:
         if isinstance(begun, Response):
             return begun
         record, faults = begun
-        raw = record.body.get("input", "")
-        texts = [raw] if isinstance(raw, str) else [str(t) for t in raw]
-        dim = int(record.body.get("dimensions") or DEFAULT_DIM)
-        data = [
-            {"object": "embedding", "embedding": embed_text(t, dim), "index": i} for i, t in enumerate(texts)
-        ]
+        texts, vectors = _embed_inputs(record.body)
+        data = [{"object": "embedding", "embedding": v, "index": i} for i, v in enumerate(vectors)]
         tokens = sum(len(t.split()) for t in texts)
         body = {
             "object": "list",
@@ -361,3 +354,11 @@ def create_app(state: FakeState | None = None) -> Starlette:
     app.state.fake = fake.state
     app.state.handlers = fake
     return app
+
+
+def _embed_inputs(body: dict[str, Any]) -> tuple[list[str], list[list[float]]]:
+    """The texts of an embedding request (Ollama's and OpenAI's share the shape) and their vectors."""
+    raw = body.get("input", "")
+    texts = [raw] if isinstance(raw, str) else [str(t) for t in raw]
+    dim = int(body.get("dimensions") or DEFAULT_DIM)
+    return texts, [embed_text(t, dim) for t in texts]
