@@ -152,7 +152,7 @@ def run(data_dir: Path, depths: list[int], k: int | None, verbose: bool = False)
     """Trace every question at every depth; print the table; return the figures per depth."""
     questions = load_questions()
     with open_sample(data_dir) as services:
-        engine = ReferenceEngine(services, COLLECTION)
+        engine = services.reference_engine(COLLECTION)
         figures = {d: DepthFigures(d) for d in depths}
         embed_times: list[float] = []
         services.searcher.embed_query("warm-up")
@@ -161,7 +161,14 @@ def run(data_dir: Path, depths: list[int], k: int | None, verbose: bool = False)
             vector = services.searcher.embed_query(q.text)
             embed_times.append(time.perf_counter() - started)
             for depth in depths:
-                engine = ReferenceEngine(services, COLLECTION)  # cold caches, as in one CLI call
+                engine = ReferenceEngine(  # cold caches, as in one CLI call
+                    COLLECTION,
+                    searcher=services.searcher,
+                    catalog=services.catalog,
+                    vectors=services.store.open(COLLECTION),
+                    registry=services.registry(COLLECTION),
+                    settings=services.settings.references,
+                )
                 traced = engine.trace(q.text, depth=depth, k=k, query_vector=vector)
                 f = figures[depth]
                 missing = f.score(q, {(p.chunk.document, p.chunk.section) for p in traced.passages})

@@ -24,14 +24,27 @@ TWO_HOP = [q for q in QUESTIONS if max(g["hop"] for g in q["gold"]) == 2]
 
 @pytest.fixture(scope="module")
 def engine(sample_index: Services) -> ReferenceEngine:
-    return ReferenceEngine(sample_index, SAMPLE_COLLECTION)
+    return sample_index.reference_engine(SAMPLE_COLLECTION)
+
+
+def new_engine(services: Services, **options: Any) -> ReferenceEngine:
+    """A reference engine over the sample with other limits or another detector than the shared one."""
+    return ReferenceEngine(
+        SAMPLE_COLLECTION,
+        searcher=services.searcher,
+        catalog=services.catalog,
+        vectors=services.store.open(SAMPLE_COLLECTION),
+        registry=services.registry(SAMPLE_COLLECTION),
+        settings=services.settings.references,
+        **options,
+    )
 
 
 def from_section(
     engine: ReferenceEngine, document: str, section: str, question: str, depth: int, **limits: Any
 ) -> ExpansionResult:
     """Expand from all chunks of one section as seeds, ranked by relevance to ``question``."""
-    vector = engine.services.searcher.embed_query(question)
+    vector = engine.searcher.embed_query(question)
     relevance = engine.passages.relevance(vector)
     chunks = engine.passages.section_passages(document, section)
     assert chunks, f"{document} {section} has no chunks"
@@ -149,7 +162,7 @@ def test_trace_follows_references_within_the_budget(engine: ReferenceEngine) -> 
 
 
 def test_small_budget_is_respected(sample_index: Services) -> None:
-    engine = ReferenceEngine(sample_index, SAMPLE_COLLECTION, limits=ExpansionLimits(token_budget=1500))
+    engine = new_engine(sample_index, limits=ExpansionLimits(token_budget=1500))
     traced = engine.trace(QUESTIONS[0]["question"], depth=3, k=3)
     seeds = sum(p.chunk.token_count for p in traced.passages if p.depth == 0)
     assert traced.result.tokens <= max(1500, seeds)

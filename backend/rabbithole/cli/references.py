@@ -144,9 +144,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Search, then follow the references in the passages found (grammar detector)."""
         with open_services() as services:
-            from rabbithole.references.tracing import ReferenceEngine
-
-            engine = ReferenceEngine(services, collection)
+            engine = services.reference_engine(collection)
             traced = engine.trace(question, depth=depth, k=k)
         data = traced.to_dict()
         if as_json:

@@ -20,7 +20,9 @@ catalog and the vector store are in :mod:`rabbithole.references.store_adapter`.
   except while fewer than ``min_keep`` passages have been reached. Seeds are always kept and count
   towards the budget.
 * **Gate**: ``gate(reference, source_passage) -> bool`` decides per reference (per mention and target)
-  whether it is followed; the default follows all.
+  whether it is followed; the default follows all. A ``batch_gate(depth, requests) -> indices to follow``
+  decides all candidate references of one depth at once instead (one LLM call per depth, not one per
+  reference); it replaces ``gate`` when given.
 * **Provenance**: every reached passage carries ``via``: the passage it was reached from and the mention
   ("§ 80 Absatz 1 und 2 des Strahlenschutzgesetzes"); :meth:`ExpansionResult.chain` walks back to the seed.
 * **Unresolved** references of the scanned passages are reported, never dropped silently.
@@ -29,7 +31,7 @@ catalog and the vector store are in :mod:`rabbithole.references.store_adapter`.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -52,7 +54,9 @@ __all__ = [
     "ExpansionLimits",
     "ExpansionResult",
     "ExpansionStats",
+    "BatchGate",
     "Gate",
+    "GateRequest",
     "PassageSource",
     "Relevance",
     "Resolve",
@@ -103,6 +107,21 @@ Relevance = Callable[[Sequence[Chunk]], Mapping[str, float]]
 Gate = Callable[[Reference, TracedPassage], bool]
 
 
+
+
+@dataclass(frozen=True, slots=True)
+class GateRequest:
+    """One candidate reference put to a batch gate: the mention, where it points, where it was found."""
+
+    reference: Reference
+    target: ResolvedReference
+    source: TracedPassage
+
+
+#: (depth, the candidate references of that depth) -> indices of the requests to follow
+BatchGate = Callable[[int, Sequence[GateRequest]], Collection[int]]
+
+
 def follow_all(reference: Reference, source: TracedPassage) -> bool:
     return True
 
@@ -148,6 +167,7 @@ class Expander:
         relevance: Relevance | None = None,
         *,
         gate: Gate = follow_all,
+        batch_gate: BatchGate | None = None,
         max_depth: int | None = None,
     ) -> ExpansionResult:
         limits = self.limits
@@ -167,7 +187,7 @@ class Expander:
         for depth in range(1, depth_limit + 1):
             if not frontier:
                 break
-            targets = self._targets(frontier, gate, stats, unresolved)
+            targets = self._targets(frontier, depth, gate, batch_gate, stats, unresolved)
             candidates = self._candidates(targets, visited, stats)
             if relevance is not None and candidates:
                 scores = relevance([c.chunk for c in candidates])
@@ -204,19 +224,20 @@ class Expander:
     def _targets(
         self,
         frontier: Sequence[TracedPassage],
+        depth: int,
         gate: Gate,
+        batch_gate: BatchGate | None,
         stats: ExpansionStats,
         unresolved: dict[tuple[str, int, int, Unresolved], UnresolvedMention],
     ) -> list[_Target]:
         """The sections the frontier's references point to, one entry per (document, section), in order
         of the frontier (most relevant source first) and of the text."""
-        targets: dict[tuple[str, str], _Target] = {}
+        found: list[tuple[Reference, ResolvedReference, TracedPassage]] = []
+        requests: dict[tuple[str, int, str, str], GateRequest] = {}
         for source in frontier:
             stats.scanned += 1
             chunk = source.chunk
             citing = Citing(chunk.document, chunk.section)
-            asked: set[tuple[int, str, str]] = set()
-            refused: set[tuple[int, str, str]] = set()
             for ref in self.detect(chunk.text):
                 stats.references += 1
                 resolved = self.resolve(ref, citing)
@@ -228,27 +249,44 @@ class Expander:
                 if resolved.document is None or resolved.section is None:
                     stats.document_level += 1
                     continue
-                doc_section = (resolved.document, resolved.section)
-                mention_key = (ref.start, *doc_section)
-                if mention_key in refused:
-                    continue
-                if mention_key not in asked:
-                    asked.add(mention_key)
-                    if not gate(ref, source):
-                        stats.gated += 1
-                        refused.add(mention_key)
-                        continue
-                    stats.followed += 1
-                target = targets.get(doc_section)
-                if target is None:
-                    target = targets[doc_section] = _Target(resolved, ref, source)
-                if target.absaetze is not None:
-                    absatz = self._absatz_of(ref, resolved, chunk)
-                    if absatz is None or ref.type is RefType.ANNEX:
-                        target.absaetze = None
-                    else:
-                        target.absaetze.add(absatz)
+                found.append((ref, resolved, source))
+                request_key = (chunk.id, ref.start, resolved.document, resolved.section)
+                requests.setdefault(request_key, GateRequest(ref, resolved, source))
+        followed = self._decide(list(requests.values()), depth, gate, batch_gate)
+        stats.followed += len(followed)
+        stats.gated += len(requests) - len(followed)
+        targets: dict[tuple[str, str], _Target] = {}
+        for ref, resolved, source in found:
+            assert resolved.document is not None and resolved.section is not None
+            if (source.chunk.id, ref.start, resolved.document, resolved.section) not in followed:
+                continue
+            doc_section = (resolved.document, resolved.section)
+            target = targets.get(doc_section)
+            if target is None:
+                target = targets[doc_section] = _Target(resolved, ref, source)
+            if target.absaetze is not None:
+                absatz = self._absatz_of(ref, resolved, source.chunk)
+                if absatz is None or ref.type is RefType.ANNEX:
+                    target.absaetze = None
+                else:
+                    target.absaetze.add(absatz)
         return list(targets.values())
+
+    @staticmethod
+    def _decide(
+        requests: list[GateRequest], depth: int, gate: Gate, batch_gate: BatchGate | None
+    ) -> set[tuple[str, int, str, str]]:
+        """Keys (source id, mention start, document, section) of the requests to follow."""
+        if batch_gate is not None and requests:
+            chosen = {i for i in batch_gate(depth, requests) if 0 <= i < len(requests)}
+        else:
+            chosen = {i for i, r in enumerate(requests) if gate(r.reference, r.source)}
+        out: set[tuple[str, int, str, str]] = set()
+        for i in chosen:
+            r = requests[i]
+            assert r.target.document is not None and r.target.section is not None
+            out.add((r.source.id, r.reference.start, r.target.document, r.target.section))
+        return out
 
     def _absatz_of(self, ref: Reference, resolved: ResolvedReference, citing: Chunk) -> str | None:
         """The Absatz a reference points into: its own, or for a bare "Satz 2"/"Nummer 3" (relative to the
