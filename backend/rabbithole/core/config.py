@@ -43,6 +43,10 @@ class StorageSettings(BaseModel):
     def index_dir(self) -> Path:
         return self.data_dir / "indexes"
 
+    @property
+    def checkpoint_path(self) -> Path:
+        return self.data_dir / "checkpoints.sqlite3"
+
 
 class EmbeddingSettings(BaseModel):
     """The embedding model. Its identity is stored with each collection; searching a collection with another
