@@ -5,6 +5,15 @@ the stored page text by offsets (``quotes``), and citations point at evidence id
 (``citations``).
 """
 
+from rabbithole.research.evidence.citations import (
+    DraftClaim,
+    DraftSection,
+    RenderedClaim,
+    RenderedReport,
+    render_report,
+    render_sources,
+    strip_markers,
+)
 from rabbithole.research.evidence.numbering import (
     NumberedSentence,
     group_runs,
@@ -16,15 +25,22 @@ from rabbithole.research.evidence.quotes import PageQuote, normalize_with_map, q
 from rabbithole.research.evidence.sentences import SentenceSpan, split_sentences
 
 __all__ = [
+    "DraftClaim",
+    "DraftSection",
     "NumberedSentence",
     "PageQuote",
+    "RenderedClaim",
+    "RenderedReport",
     "SentenceSpan",
     "group_runs",
     "normalize_with_map",
     "number_passages",
     "quote_from_run",
     "render_numbered",
+    "render_report",
+    "render_sources",
     "sentence_text",
     "split_sentences",
+    "strip_markers",
     "verify_quote",
 ]
