@@ -23,6 +23,7 @@ from rabbithole.research.evidence.numbering import (
 )
 from rabbithole.research.evidence.quotes import PageQuote, normalize_with_map, quote_from_run, verify_quote
 from rabbithole.research.evidence.sentences import SentenceSpan, split_sentences
+from rabbithole.research.evidence.support import SupportChecker, content_tokens, token_overlap
 
 __all__ = [
     "DraftClaim",
@@ -32,6 +33,8 @@ __all__ = [
     "RenderedClaim",
     "RenderedReport",
     "SentenceSpan",
+    "SupportChecker",
+    "content_tokens",
     "group_runs",
     "normalize_with_map",
     "number_passages",
@@ -42,5 +45,6 @@ __all__ = [
     "sentence_text",
     "split_sentences",
     "strip_markers",
+    "token_overlap",
     "verify_quote",
 ]
