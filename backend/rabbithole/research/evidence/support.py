@@ -35,8 +35,9 @@ _SPELLED_OUT = {
 
 def content_tokens(text: str) -> set[str]:
     """Content words of ``text``: case- and umlaut-folded, stopwords removed, words of at least 3
-    characters cut to their first 6 (legal abbreviations spelled out first: "Abs." = "Absatz"); numbers and § citations ("§80") are kept whole and at any length,
-    because a claim's figures are what most needs support."""
+    characters cut to their first 6 (legal abbreviations spelled out first: "Abs." = "Absatz").
+    Numbers and § citations ("§80") are kept whole and at any length: a claim's figures are what most
+    needs support."""
     tokens: set[str] = set()
     for raw in raw_tokens(text):
         token = _SPELLED_OUT.get(raw, raw)
