@@ -135,6 +135,8 @@ def test_raw_text_without_blank_lines() -> None:
         "See pp. 10-12 and No. 5 of the annex, as Mr. Smith noted.",
         "Er zitierte Art. 2 G v. 20.5.2021 I 1194 und die Bek. v. 3.1.2022.",
         "Die Werte (vgl. Anlage 4) sind zzgl. Zuschlägen anzusetzen.",
+        "Das Umweltrahmengesetz vom 29. Juni 1990 (GBl. I Nr. 42 S. 649) und BAnz. Nr. 152a gelten.",
+        "Amtl. Anm.: Sofern vorhanden.",
     ],
 )
 def test_abbreviations_dates_and_ordinals_do_not_end_a_sentence(sentence: str) -> None:
@@ -150,6 +152,26 @@ def test_sentence_ending_in_a_number_still_ends() -> None:
         "Die Behörde entscheidet.",
         "Sie prüft (erneut).",
         "Ende",
+    ]
+
+
+def test_inline_paragraph_numbers_stay_with_their_sentence() -> None:
+    text = (
+        "Die Behörden leiten Kopien weiter. 3. Die Originale bleiben dort. 4. Bei der Verbringung gilt dies."
+    )
+    assert texts(text) == [
+        "Die Behörden leiten Kopien weiter.",
+        "3. Die Originale bleiben dort.",
+        "4. Bei der Verbringung gilt dies.",
+    ]
+    items = (
+        "ohne Genehmigung,\n\n1a. Kernmaterialien befördert, ohne die Anzeige nach Rubrik 17b. "
+        "Die Frist läuft."
+    )
+    assert texts(items) == [
+        "ohne Genehmigung,",
+        "1a. Kernmaterialien befördert, ohne die Anzeige nach Rubrik 17b.",
+        "Die Frist läuft.",
     ]
 
 

@@ -13,8 +13,9 @@ deterministic:
 * ``.``/``!``/``?`` followed by whitespace and an upper-case letter, digit, ``(``, ``§`` or an opening quote
   ends a sentence, except after a known abbreviation (``Abs.``, ``z. B.``, ``i. V. m.``, ``e.g.``, ...), a
   single letter (initials, ``S.``, ``p.``), a dotted token (``e.g``, ``U.S``), a list marker at a line start
-  (``2. Nachweis``), a day before a month (``20. Juli 2001``) and an ordinal after an article or preposition
-  (``am 1. Januar``, ``der 2. Durchführungsverordnung``).
+  or after a sentence (``2. Nachweis``, ``1a. Kernmaterialien``), a day before a month
+  (``20. Juli 2001``) and an ordinal after an article or preposition (``am 1. Januar``,
+  ``der 2. Durchführungsverordnung``).
 * A span longer than ``max_chars`` is cut at the best break in its window: ``;`` then ``:`` then ``,``
   then a line break then a space (each preferred in the second half of the window), else hard at the limit.
   Clause punctuation ranks above a line break because PDF line breaks are only wraps.
@@ -49,7 +50,8 @@ ABBREVIATIONS: frozenset[str] = _words(
     "Abschn Anh Anm Aufl Hrsg Bd Bl Rn Rdnr Rz Tz Fn Hs Halbs Alt Var UAbs Unterabs Verw Verf Tab "
     "Abb Nachw ff ca evtl inkl einschl entspr zzgl zzt max min mind sog usw usf Mio Mrd Jh Jhd Jt "
     "geb gez Str Tel Fa St Std Sek Vors Begr Beschl Urt Ber Erl Ausg Ges Verz Slg Nrs ABl "
-    "Az Dipl Ing Nov Dez Jan Feb Okt Sept Aug Allg betr bspw bezgl bzgl"
+    "Az Dipl Ing Nov Dez Jan Feb Okt Sept Aug Allg betr bspw bezgl bzgl Amtl BAnz GBl GVBl RGBl GMBl VkBl "
+    "Drs Drucks"
     # English
     " etc cf Sec Secs pp Vol Vols ed eds Ch Chap Fig Figs Eq Eqs vs approx Mr Mrs Ms Jr Sr Inc Ltd "
     "Co Corp al Dept Univ Ref Refs Nos Para Paras Art App Suppl resp incl esp viz"
@@ -70,6 +72,7 @@ _PARAGRAPH_BREAK = re.compile(r"\n[ \t\r\v]*\n")
 _LINE = re.compile(r"[^\n]*")
 _ABSATZ = re.compile(r"\(\d{1,3}[a-z]?\)\s|[•▪◦●]\s")
 _LIST_MARKER = re.compile(r"(?:\d{1,3}[a-z]?\.|[a-z]{1,2}\)|\([a-z]{1,3}\)|[-–]) ")
+_ORDINAL = re.compile(r"\d{1,4}[a-z]?")
 _FIRST_ITEM = re.compile(r"(?:1\.|a\)|\(a\)|i\)|\(i\)) ")
 _END_PUNCT = re.compile(r"(?:[.!?]+|…)[\"'»«“”’‘)\]]*(?=\s)")
 _SENTENCE_START = re.compile(r"\s+[A-ZÄÖÜ0-9(§\[\"'„“«»‚‘]")
@@ -174,25 +177,36 @@ def _dot_ends_sentence(segment: str, dot: int, after: int) -> bool:
     bare = word.rstrip(".")
     if not bare:
         return True
-    if bare.isdigit():
+    if _ORDINAL.fullmatch(bare):
         return _number_dot_ends_sentence(segment, dot - len(word), after)
+    return not _is_abbreviation(bare)
+
+
+def _is_abbreviation(bare: str) -> bool:
+    """Whether a word before a dot (without the dot) abbreviates; ``bare`` is no plain number."""
     if bare.replace(".", "").isdigit():
-        return True  # a full date or a version number: "v. 3.1.2022."
+        return False  # a full date or a version number: "v. 3.1.2022."
     if "." in bare:
-        return False  # e.g., i.e, z.B, U.S, i.V.m
+        return True  # e.g., i.e, z.B, U.S, i.V.m
     if len(bare) == 1 and bare.isalpha():
-        return False  # initials and one-letter abbreviations: S., p., v., z. B.
-    return not (bare.lower() in ABBREVIATIONS or bare == "No")
+        return True  # initials and one-letter abbreviations: S., p., v., z. B.
+    return bare.lower() in ABBREVIATIONS or bare == "No"
 
 
 def _number_dot_ends_sentence(segment: str, number_start: int, after: int) -> bool:
-    line_start = segment.rfind("\n", 0, number_start) + 1
-    if not segment[line_start:number_start].strip():
+    i = number_start
+    while i > 0 and segment[i - 1] in " \t":
+        i -= 1
+    if i == 0 or segment[i - 1] in "\n;:":
         return False  # a list marker at a line start: "2. Nachweis, dass ..."
+    if segment[i - 1] == ".":
+        word = segment[_scan_back(segment, i - 1, _is_token_char) : i - 1].rstrip(".")
+        if not word or _ORDINAL.fullmatch(word) or not _is_abbreviation(word):
+            return False  # a list marker after a sentence: "weiter. 3. Die Originale"
     following = _WORD_AFTER.match(segment, after)
     if following and following.group(1).lower() in _MONTHS:
         return False  # a date: "20. Juli 2001"
-    end = number_start
+    end = i
     while end > 0 and not segment[end - 1].isalnum() and segment[end - 1] != "\n":
         end -= 1
     preceding = segment[_scan_back(segment, end, str.isalnum) : end]
