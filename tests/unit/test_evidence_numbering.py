@@ -120,3 +120,24 @@ def test_runs_with_a_gap_never_cross_chunks() -> None:
     assert numbers_of(group_runs([1, 4], TABLE, max_gap=2)) == [[1, 4]]
     with pytest.raises(ValueError):
         group_runs([1], TABLE, max_gap=-1)
+
+
+def test_skip_overlap_numbers_a_shared_sentence_once() -> None:
+    overlap_start = DOC.index("Die zuständige")
+    first = passage("c1", 0, DOC.index("(2)"))
+    second = passage("c2", overlap_start, len(DOC))
+    other_document = passage("c3", overlap_start, len(DOC), document="Other.pdf")
+    plain = number_passages([first, second, other_document])
+    assert [s.chunk_id for s in plain] == ["c1", "c1", "c1", "c2", "c2", "c3", "c3"]
+    skipped = number_passages([first, second, other_document], skip_overlap=True)
+    assert [(s.number, s.chunk_id) for s in skipped] == [
+        (1, "c1"),
+        (2, "c1"),
+        (3, "c1"),
+        (4, "c2"),
+        (5, "c3"),
+        (6, "c3"),
+    ]
+    assert DOC[skipped[3].start : skipped[3].end].startswith("(2)")
+    block = render_numbered([first, second], skipped[:4])
+    assert block.count("Die zuständige Behörde") == 1

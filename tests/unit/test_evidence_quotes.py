@@ -8,6 +8,7 @@ from rabbithole.research.evidence.quotes import (
     PageQuote,
     normalize_with_map,
     quote_from_run,
+    quotes_from_run,
     verify_quote,
 )
 from rabbithole.research.models import Passage
@@ -154,3 +155,17 @@ def test_normalize_map_points_into_the_original() -> None:
     assert normalized == 'Abcd fi "x"'
     assert len(spans) == len(normalized)
     assert [text[s:e] for s, e in spans] == ["A", "b", "c", "d", " ", "ﬁ", "ﬁ", "  ", "„", "x", "“"]
+
+
+def test_quotes_from_run_gives_one_quote_per_page() -> None:
+    run = [
+        sentence(2, "(1) Dieses Gesetz trifft Regelungen zum Schutz des Menschen."),
+        sentence(3, "(2) Die Behörde prüft die Anzeige."),
+    ]
+    quotes = quotes_from_run(run, PAGES)
+    assert [(q.page, q.text) for q in quotes] == [
+        (1, "(1) Dieses Gesetz trifft Regelungen zum Schutz des Menschen."),
+        (2, "(2) Die Behörde prüft die Anzeige."),
+    ]
+    assert all(q.text == PAGE_TEXTS[q.page - 1][q.start : q.end] for q in quotes)
+    assert quotes_from_run([], PAGES) == []

@@ -25,7 +25,13 @@ from rabbithole.research.evidence.numbering import (
     sentence_text,
 )
 from rabbithole.research.evidence.packing import PackItem, PackResult, pack
-from rabbithole.research.evidence.quotes import PageQuote, normalize_with_map, quote_from_run, verify_quote
+from rabbithole.research.evidence.quotes import (
+    PageQuote,
+    normalize_with_map,
+    quote_from_run,
+    quotes_from_run,
+    verify_quote,
+)
 from rabbithole.research.evidence.sentences import SentenceSpan, split_sentences
 from rabbithole.research.evidence.support import SupportChecker, content_tokens, token_overlap
 from rabbithole.research.evidence.tiering import TierWeights, entity_match, tier_of
@@ -50,6 +56,7 @@ __all__ = [
     "number_passages",
     "pack",
     "quote_from_run",
+    "quotes_from_run",
     "render_numbered",
     "render_report",
     "render_sources",

@@ -29,15 +29,26 @@ class NumberedSentence:
 
 
 def number_passages(
-    passages: Sequence[Passage], first: int = 1, *, max_chars: int = 500
+    passages: Sequence[Passage], first: int = 1, *, max_chars: int = 500, skip_overlap: bool = False
 ) -> list[NumberedSentence]:
-    """The sentences of every passage, numbered consecutively from ``first`` across the passages."""
+    """The sentences of every passage, numbered consecutively from ``first`` across the passages.
+
+    ``skip_overlap``: leave out a sentence that lies inside a sentence already numbered for an earlier
+    passage of the same document (neighbouring chunks overlap), so the prompt shows it once.
+    """
     table: list[NumberedSentence] = []
+    seen: dict[tuple[str, str], list[tuple[int, int]]] = {}
     number = first
     for passage in passages:
+        numbered = seen.setdefault((passage.collection, passage.document), [])
+        added: list[tuple[int, int]] = []
         for span in split_sentences(passage.text, passage.start, max_chars=max_chars):
+            if skip_overlap and any(s <= span.start and span.end <= e for s, e in numbered):
+                continue
             table.append(NumberedSentence(number, passage.chunk_id, span.start, span.end))
+            added.append((span.start, span.end))
             number += 1
+        numbered.extend(added)
     return table
 
 

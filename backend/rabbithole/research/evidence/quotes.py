@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from rabbithole.core.models import PageText
 from rabbithole.research.evidence.numbering import NumberedSentence
 
-__all__ = ["PageQuote", "normalize_with_map", "quote_from_run", "verify_quote"]
+__all__ = ["PageQuote", "normalize_with_map", "quote_from_run", "quotes_from_run", "verify_quote"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +48,15 @@ def quote_from_run(run: Sequence[NumberedSentence], pages: Sequence[PageText]) -
     if local_end <= local_start:
         raise ValueError(f"the run at offset {start} holds no text on page {page.number}")
     return PageQuote(page.number, local_start, local_end, page.text[local_start:local_end])
+
+
+def quotes_from_run(run: Sequence[NumberedSentence], pages: Sequence[PageText]) -> list[PageQuote]:
+    """Like ``quote_from_run``, but a run whose sentences lie on several pages gives one quote per page
+    (in page order) instead of being cut at the end of its first page."""
+    by_page: dict[int, list[NumberedSentence]] = {}
+    for sentence in sorted(run, key=lambda s: s.start):
+        by_page.setdefault(_page_holding(sentence.start, pages).number, []).append(sentence)
+    return [quote_from_run(part, pages) for part in by_page.values()]
 
 
 def _page_holding(offset: int, pages: Sequence[PageText]) -> PageText:
