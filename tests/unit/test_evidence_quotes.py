@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import random
+import re
+
 import pytest
 
 from rabbithole.core.models import PageText
@@ -169,3 +172,27 @@ def test_quotes_from_run_gives_one_quote_per_page() -> None:
     ]
     assert all(q.text == PAGE_TEXTS[q.page - 1][q.start : q.end] for q in quotes)
     assert quotes_from_run([], PAGES) == []
+
+
+def test_random_slices_are_found_at_equivalent_offsets() -> None:
+    page = (
+        "(1) Die zuständige Behörde prüft die Anzeige innerhalb von vier Wochen nach Eingang der\n"
+        "Unterlagen. Der Strahlen-\nschutz\u00adbeauftragte hat die „Fachkunde“ – ﬁnal – im Strahlen-\n"
+        "schutz.\n\n(2) Leitet die zuständige Behörde ein Verfahren ein, so setzt sie es aus."
+    )
+    words = [m.span() for m in re.finditer(r"\S+", page)]
+    rng = random.Random(11)
+    for _ in range(300):
+        first = rng.randrange(len(words))
+        last = rng.randrange(first, len(words))
+        start, end = words[first][0], words[last][1]
+        quote = page[start:end]
+        found = verify_quote(quote, page)
+        assert found is not None, repr(quote)
+        assert found[0] <= start  # the first occurrence, at the latest the quote's own place
+        wanted = normalize_with_map(quote)[0]
+        assert normalize_with_map(page[found[0] : found[1]])[0] in (wanted, wanted.removesuffix("-"))
+    assert verify_quote("Strahlen schutz", page) is None
+    cut = verify_quote("– im Strahlen-", page)
+    assert cut is not None and page[cut[0] : cut[1]] == "– im Strahlen"
+    assert verify_quote("Strahlenschutzbeauftragte", page) is not None

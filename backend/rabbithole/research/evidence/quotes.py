@@ -152,12 +152,16 @@ def _word_at(text: str, i: int) -> str:
 
 def verify_quote(quote: str, page_text: str) -> tuple[int, int] | None:
     """Offsets ``(start, end)`` in ``page_text`` of the first match of ``quote`` after normalising both, or
-    None when it does not occur (or normalises to nothing)."""
+    None when it does not occur (or normalises to nothing). A quote ending in a word's hyphen (cut at a
+    line-end hyphenation) matches without that hyphen."""
     needle, _ = normalize_with_map(quote)
     if not needle:
         return None
     haystack, spans = normalize_with_map(page_text)
     at = haystack.find(needle)
+    if at < 0 and len(needle) > 1 and needle[-1] == "-" and needle[-2].isalpha():
+        needle = needle[:-1]  # a quote cut at a line-end hyphen: "... im Strahlen-"
+        at = haystack.find(needle)
     if at < 0:
         return None
     return spans[at][0], spans[at + len(needle) - 1][1]
