@@ -15,4 +15,5 @@ pytest_plugins: list[str] = [
     "fixtures.fake_ollama",
     "fixtures.services",
     "fixtures.sample_index",
+    "fixtures.research",
 ]

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from rabbithole.llm.tokens import TokenCounter
     from rabbithole.references.tracing import ReferenceEngine
     from rabbithole.registry.registry import DocumentRegistry
+    from rabbithole.research.language import LanguageDetector
+    from rabbithole.research.registry import RunRegistry
     from rabbithole.retrieval.hybrid import HybridSearcher
     from rabbithole.store.chroma_store import ChromaStore
 
@@ -37,13 +39,23 @@ REGISTRY_FILE = "registry.yaml"
 T = TypeVar("T")
 
 
+#: Collaborators another Services over the same data may share (models loaded once per process).
+SHAREABLE = ("embedder", "store", "tokens", "language")
+
+
 class Services:
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, *, share_with: Services | None = None) -> None:
+        """``share_with``: reuse that composition root's loaded models and store (same data directory and
+        embedding settings; e.g. a second configuration of the LLM in one process)."""
         self.settings = settings
         settings.storage.data_dir.mkdir(parents=True, exist_ok=True)
         self.catalog = Catalog(settings.storage.catalog_path, settings.storage.sqlite_busy_timeout_ms)
         self._lock = threading.Lock()
         self._built: dict[str, Any] = {}
+        if share_with is not None:
+            if share_with.settings.storage.data_dir != settings.storage.data_dir:
+                raise ValueError("only Services over the same data directory can share collaborators")
+            self._built.update({k: v for k, v in share_with._built.items() if k in SHAREABLE})
         self._build_locks: dict[str, threading.Lock] = {}
         self._registries: dict[str, tuple[str, DocumentRegistry]] = {}
         self._engines: dict[str, tuple[str, ReferenceEngine]] = {}
@@ -51,6 +63,9 @@ class Services:
         self._checkpoint_conn: Any = None
 
     def close(self) -> None:
+        runs = self._built.get("runs")
+        if runs is not None:
+            runs.close()
         self.catalog.close()
 
     def __enter__(self) -> Services:
@@ -128,6 +143,33 @@ class Services:
 
         return self._once("llm", lambda: LLMClient(self.settings.llm, token_counter=self.tokens))
 
+    @property
+    def runs(self) -> RunRegistry:
+        """The registry of research runs (in the catalog database)."""
+        from rabbithole.research.registry import RunRegistry
+
+        return self._once(
+            "runs",
+            lambda: RunRegistry(
+                self.settings.storage.catalog_path, self.settings.storage.sqlite_busy_timeout_ms
+            ),
+        )
+
+    @property
+    def language_detector(self) -> LanguageDetector:
+        from rabbithole.research.language import LanguageDetector
+
+        return self._once("language", lambda: LanguageDetector(self.settings.research.languages))
+
+    def llm_for(self, model: str | None) -> LLMClient:
+        """The LLM client for ``model`` (None or the configured model: the shared client)."""
+        if model is None or model == self.settings.llm.model:
+            return self.llm
+        from rabbithole.llm.factory import LLMClient
+
+        settings = self.settings.llm.model_copy(update={"model": model})
+        return self._once(f"llm:{model}", lambda: LLMClient(settings, token_counter=self.tokens))
+
     def reference_engine(self, collection: str) -> ReferenceEngine:
         """The reference engine of ``collection``, rebuilt when the collection changed (revision)."""
         revision = self.catalog.revision(collection)
@@ -184,6 +226,7 @@ class Services:
             tokens_factory=lambda: self.tokens,
             on_collection_changed=self._collection_changed,
             registry_builder=self.update_registry,
+            language_of=self.language_detector.detect,
         )
 
     def _collection_changed(self, collection: str) -> None:

@@ -142,6 +142,54 @@ class ReferenceSettings(BaseModel):
     min_keep: int = Field(5, ge=0, description="Passages kept even below min_relevance.")
 
 
+class ResearchSettings(BaseModel):
+    """The research run: clarify, plan, dig, validate, synthesize, attribute."""
+
+    languages: list[str] = Field(
+        ["de", "en"], min_length=2, description="Languages detected (ISO 639-1) for questions and documents."
+    )
+    max_clarify_rounds: int = Field(5, ge=1, le=20, description="Clarification rounds at most.")
+    converge_coverage: float = Field(
+        0.8, ge=0.0, le=1.0, description="Clarification converges at this coverage ..."
+    )
+    converge_dedup: float = Field(0.7, ge=0.0, le=1.0, description="... and this dedup ratio ...")
+    converge_max_gaps: int = Field(2, ge=0, description="... and at most this many knowledge gaps.")
+    clarify_k: int = Field(5, ge=1, le=50, description="Search hits per clarification query.")
+    min_tasks: int = Field(3, ge=1, le=15, description="Tasks a proposed plan has at least.")
+    max_tasks: int = Field(5, ge=1, le=15, description="Tasks a proposed plan has at most.")
+    task_limit: int = Field(15, ge=1, le=15, description="Tasks an edited plan may have at most.")
+    concurrency: int = Field(4, ge=1, le=32, description="Tasks dug in parallel.")
+    k: int = Field(5, ge=1, le=100, description="Search hits per query and collection when digging.")
+    queries_per_task: int = Field(3, ge=1, le=10, description="Search queries per task and language.")
+    max_passages: int = Field(24, ge=1, le=500, description="Passages per task read by extraction at most.")
+    min_passage_relevance: float = Field(
+        0.2, ge=0.0, le=1.0, description="Reached passages below this similarity are not extracted."
+    )
+    extract_batch_tokens: int = Field(
+        3000, ge=200, description="Passage tokens per extraction call (several passages per call)."
+    )
+    tier_primary: float = Field(0.6, ge=0.0, le=1.0, description="Tier score of primary evidence.")
+    tier_secondary: float = Field(0.4, ge=0.0, le=1.0, description="Tier score of secondary evidence.")
+    drift_primary: float = Field(
+        0.1, ge=-1.0, le=1.0, description="Anchor similarity primary evidence needs."
+    )
+    drift_secondary: float = Field(0.15, ge=-1.0, le=1.0, description="... secondary evidence needs.")
+    drift_tertiary: float = Field(0.2, ge=-1.0, le=1.0, description="... tertiary evidence needs.")
+    drift_warn_share: float = Field(0.3, ge=0.0, le=1.0, description="Warn when validation drops more.")
+    quality_threshold: float = Field(
+        70.0, ge=0.0, le=100.0, description="Mean quality score below which one remediation pass runs."
+    )
+    support_threshold: float = Field(
+        0.35, ge=0.0, le=1.0, description="Citations whose support score is lower are flagged."
+    )
+    assess_floor: float = Field(
+        0.25, ge=-1.0, le=1.0, description="Best similarity below which the corpus holds nothing on it."
+    )
+    assess_clear: float = Field(
+        0.5, ge=-1.0, le=1.0, description="Best similarity at or above which the corpus clearly covers it."
+    )
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="RABBITHOLE_",
@@ -158,6 +206,7 @@ class Settings(BaseSettings):
     ingestion: IngestionSettings = IngestionSettings()
     retrieval: RetrievalSettings = RetrievalSettings()
     references: ReferenceSettings = ReferenceSettings()
+    research: ResearchSettings = ResearchSettings()
 
     @field_validator("kb_dir")
     @classmethod

@@ -105,8 +105,12 @@ class IngestionPipeline:
         tokens_factory: Callable[[], TokenCounter],
         on_collection_changed: Callable[[str], None] | None = None,
         registry_builder: Callable[[str, Path, bool], object] | None = None,
+        language_of: Callable[[str], str] | None = None,
     ) -> None:
+        """``language_of``: the ISO 639-1 code of a document's text, recorded per document (the research
+        run searches in the documents' language too)."""
         self.settings = settings
+        self.language_of = language_of
         self.catalog = catalog
         self.parser = parser
         self._embedder_factory = embedder_factory
@@ -295,7 +299,8 @@ class IngestionPipeline:
         vectors.delete_document(parsed.file_name)
         if chunks:
             vectors.upsert(chunks, embeddings)
-        self.catalog.replace_document(collection, parsed, digest, size, chunks)
+        language = self.language_of(language_sample(chunks)) if self.language_of and chunks else ""
+        self.catalog.replace_document(collection, parsed, digest, size, chunks, language=language)
 
     def _remove(self, vectors: VectorCollection, collection: str, file_name: str) -> None:
         vectors.delete_document(file_name)
@@ -304,3 +309,15 @@ class IngestionPipeline:
 
 def _kind(exc: IngestionError) -> str:
     return str(getattr(exc, "kind", type(exc).__name__))
+
+
+def language_sample(chunks: Sequence[Chunk], chars: int = 3000) -> str:
+    """Text of a document's first chunks, enough to tell its language."""
+    out: list[str] = []
+    used = 0
+    for chunk in chunks:
+        if used >= chars:
+            break
+        out.append(chunk.text)
+        used += len(chunk.text)
+    return "\n".join(out)[:chars]
