@@ -49,12 +49,12 @@ from rabbithole.references.provenance import (
 from rabbithole.references.resolver import Citing, ResolvedReference, Unresolved
 
 __all__ = [
+    "BatchGate",
     "Detect",
     "Expander",
     "ExpansionLimits",
     "ExpansionResult",
     "ExpansionStats",
-    "BatchGate",
     "Gate",
     "GateRequest",
     "PassageSource",
@@ -105,8 +105,6 @@ Resolve = Callable[[Reference, Citing], ResolvedReference]
 Relevance = Callable[[Sequence[Chunk]], Mapping[str, float]]
 #: (reference, the passage it was found in) -> follow it?
 Gate = Callable[[Reference, TracedPassage], bool]
-
-
 
 
 @dataclass(frozen=True, slots=True)
