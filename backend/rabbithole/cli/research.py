@@ -138,26 +138,13 @@ def register(app: typer.Typer) -> None:
             records = registry.list(status=status or None, limit=limit)
         finally:
             registry.close()
-        rows: list[dict[str, Any]] = [
-            {
-                "run_id": r.id,
-                "status": r.status,
-                "phase": r.phase,
-                "mode": r.mode,
-                "question": r.question,
-                "collections": r.collections,
-                "created_at": r.created_at.isoformat(),
-                "updated_at": r.updated_at.isoformat(),
-                "error": r.error,
-            }
-            for r in records
-        ]
+        rows = [r.summary() for r in records]
         if as_json:
-            typer.echo(json.dumps(rows, ensure_ascii=False, indent=2))
+            typer.echo(json.dumps([r.model_dump(mode="json") for r in rows], ensure_ascii=False, indent=2))
             return
         table = Table(show_header=True, header_style="bold")
         for column in ("run", "status", "phase", "created", "question"):
             table.add_column(column)
         for r in rows:
-            table.add_row(r["run_id"], r["status"], r["phase"], r["created_at"][:19], r["question"])
+            table.add_row(r.run_id, r.status, r.phase, r.created_at.isoformat()[:19], r.question)
         Console().print(table)

@@ -7,6 +7,7 @@ on its page), and a citation points at an evidence id the run retrieved.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -258,4 +259,19 @@ class ResearchResult(BaseModel):
     retrieved_chunks: list[str] = Field(
         default_factory=list, description="Ids of every passage the run retrieved (citations point inside)."
     )
+    error: str | None = None
+
+
+class RunSummary(BaseModel):
+    """A run in a list: `rabbithole runs --json` and the API's run list."""
+
+    run_id: str
+    status: RunStatus
+    phase: str
+    mode: RunMode
+    question: str
+    collections: list[str]
+    language: str
+    created_at: datetime
+    updated_at: datetime
     error: str | None = None

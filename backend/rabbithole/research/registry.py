@@ -19,7 +19,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
 from rabbithole.catalog.db import create_sqlite_engine
 from rabbithole.core.errors import RunNotFoundError
-from rabbithole.research.models import ResearchResult, RunMode, RunStatus
+from rabbithole.research.models import ResearchResult, RunMode, RunStatus, RunSummary
 
 
 def utcnow() -> datetime:
@@ -62,6 +62,20 @@ class RunRecord:
     created_at: datetime
     updated_at: datetime
     result: ResearchResult | None = field(default=None, repr=False)
+
+    def summary(self) -> RunSummary:
+        return RunSummary(
+            run_id=self.id,
+            status=self.status,
+            phase=self.phase,
+            mode=self.mode,
+            question=self.question,
+            collections=self.collections,
+            language=self.language,
+            created_at=self.created_at,
+            updated_at=self.updated_at,
+            error=self.error,
+        )
 
 
 def _aware(value: datetime) -> datetime:
