@@ -158,8 +158,12 @@ class IngestionPipeline:
         known = self.catalog.document_hashes(name) if existing else {}
 
         pending: list[tuple[Path, str, str, int]] = []
+        for skipped in source.skipped:  # links out of the folder, broken links
+            report.problems.append(IngestProblem(skipped.file_name, skipped.kind, skipped.reason, "warning"))
         for path in source.files:
             file_name = source.file_name(path)
+            if (note := source.name_note(path)) is not None:
+                report.problems.append(IngestProblem(file_name, "file_name", note, "warning"))
             try:
                 digest, size = content_hash(path), path.stat().st_size
             except OSError as exc:
