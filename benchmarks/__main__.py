@@ -7,6 +7,7 @@ import sys
 import time
 
 MODULES = (
+    "benchmarks.bench_components",
     "benchmarks.bench_grammar",
     "benchmarks.bench_ingestion",
     "benchmarks.bench_search",
