@@ -3,7 +3,6 @@ test fixture) and handed to whatever needs them. Nothing here is a module global
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import threading
 from functools import cached_property
@@ -12,6 +11,8 @@ from typing import TYPE_CHECKING
 
 from rabbithole.catalog.repository import Catalog
 from rabbithole.core.config import Settings
+from rabbithole.ingestion.registry_file import REGISTRY_FILE
+from rabbithole.ingestion.registry_file import file_digest as _file_digest
 
 # Collaborators are imported where they are built: a command that needs only the catalog (a re-run of
 # `rabbithole ingest` over an unchanged folder) never pays for Chroma, the embedder or the search stack.
@@ -24,8 +25,6 @@ if TYPE_CHECKING:
     from rabbithole.store.chroma_store import ChromaStore
 
 log = logging.getLogger(__name__)
-
-REGISTRY_FILE = "registry.yaml"
 
 
 class Services:
@@ -139,7 +138,3 @@ class Services:
         with self._lock:
             self._registries[collection] = (revision, registry)
         return registry
-
-
-def _file_digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else ""

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from rabbithole.catalog.records import IngestProblem
-from rabbithole.catalog.repository import Catalog
 from rabbithole.core.config import IngestionSettings
 from rabbithole.core.errors import EmbeddingModelMismatchError, IngestionError
 from rabbithole.core.models import Chunk, ParsedDocument
@@ -26,6 +25,7 @@ if TYPE_CHECKING:  # imported when a file needs work: a re-run over an unchanged
     import numpy as np
     import numpy.typing as npt
 
+    from rabbithole.catalog.repository import Catalog
     from rabbithole.embeddings.base import Embedder
     from rabbithole.store.chroma_store import ChromaStore, VectorCollection
 
@@ -85,6 +85,15 @@ class IngestReport:
     @property
     def failed(self) -> list[IngestProblem]:
         return [p for c in self.collections for p in c.failed]
+
+
+def source_problems(source: CollectionSource) -> list[IngestProblem]:
+    """What the scan of the folder itself reports: links not followed, file names that are not UTF-8."""
+    problems = [IngestProblem(s.file_name, s.kind, s.reason, "warning") for s in source.skipped]
+    for path in source.files:
+        if (note := source.name_note(path)) is not None:
+            problems.append(IngestProblem(source.file_name(path), "file_name", note, "warning"))
+    return problems
 
 
 def embedding_input(doc: ParsedDocument, chunk: Chunk) -> str:
@@ -158,12 +167,9 @@ class IngestionPipeline:
         known = self.catalog.document_hashes(name) if existing else {}
 
         pending: list[tuple[Path, str, str, int]] = []
-        for skipped in source.skipped:  # links out of the folder, broken links
-            report.problems.append(IngestProblem(skipped.file_name, skipped.kind, skipped.reason, "warning"))
+        report.problems.extend(source_problems(source))
         for path in source.files:
             file_name = source.file_name(path)
-            if (note := source.name_note(path)) is not None:
-                report.problems.append(IngestProblem(file_name, "file_name", note, "warning"))
             try:
                 digest, size = content_hash(path), path.stat().st_size
             except OSError as exc:
