@@ -87,7 +87,17 @@ class Services:
             tokens_factory=lambda: self.tokens,
             on_collection_changed=self._collection_changed,
             registry_builder=self.update_registry,
+            warm_up=self._warm_up_after_ingestion,
         )
+
+    def _warm_up_after_ingestion(self) -> None:
+        """Import the search stack and the registry builder (about a second of imports) while ingestion
+        embeds, so the BM25 index and the registry are built right after the last file."""
+        import bm25s  # noqa: F401  (the BM25 index's library)
+
+        import rabbithole.registry.builder  # noqa: F401
+
+        _ = self.searcher
 
     def _collection_changed(self, collection: str) -> None:
         # Build the BM25 index now, so the first search after ingestion is fast.

@@ -114,6 +114,7 @@ class IngestionPipeline:
         tokens_factory: Callable[[], TokenCounter],
         on_collection_changed: Callable[[str], None] | None = None,
         registry_builder: Callable[[str, Path, bool], object] | None = None,
+        warm_up: Callable[[], object] | None = None,
     ) -> None:
         self.settings = settings
         self.catalog = catalog
@@ -124,6 +125,9 @@ class IngestionPipeline:
         self._tokens_factory = tokens_factory
         self.on_collection_changed = on_collection_changed
         self.registry_builder = registry_builder
+        #: run on the writer thread before the first write: loads what the end of the run needs (the search
+        #: stack for the BM25 index, the registry builder) while the embedder works, not after it
+        self.warm_up = warm_up
 
     @cached_property
     def store(self) -> ChromaStore:
@@ -241,7 +245,10 @@ class IngestionPipeline:
 
             for _ in range(READ_AHEAD):
                 read_next()
-            writes: list[Future[None]] = []
+            writes: list[Future[object]] = []
+            if self.warm_up is not None:
+                writes.append(writer.submit(self.warm_up))
+            self._load_embedder()  # while the reader parses the first files
             index = 0
             while ahead:
                 (_path, file_name, digest, size), future = ahead.popleft()
@@ -277,6 +284,11 @@ class IngestionPipeline:
                     progress(IngestEvent("file", collection, len(report.unchanged) + index, total, file_name))
             for write in writes:
                 write.result()  # a failing store is not a bad file: it stops the run
+
+    def _load_embedder(self) -> None:
+        load = getattr(self.embedder, "load", None)  # local models load their weights; remote ones need not
+        if callable(load):
+            load()
 
     def _prepare(self, collection: str, path: Path, file_name: str) -> Prepared:
         try:
