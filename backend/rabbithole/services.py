@@ -9,7 +9,6 @@ itself. The research checkpointer is async: ``await services.aopen()`` / ``await
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import threading
 from collections.abc import Callable
@@ -18,6 +17,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from rabbithole.catalog.repository import Catalog
 from rabbithole.core.config import Settings
+from rabbithole.ingestion.registry_file import REGISTRY_FILE
+from rabbithole.ingestion.registry_file import file_digest as _file_digest
 
 # Collaborators are imported where they are built: a command that needs only the catalog (a re-run of
 # `rabbithole ingest` over an unchanged folder) never pays for Chroma, the embedder or the search stack.
@@ -35,9 +36,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-REGISTRY_FILE = "registry.yaml"
 T = TypeVar("T")
-
 
 #: Collaborators another Services over the same data may share (models loaded once per process).
 SHAREABLE = ("embedder", "store", "tokens", "language")
@@ -227,7 +226,17 @@ class Services:
             on_collection_changed=self._collection_changed,
             registry_builder=self.update_registry,
             language_of=self.language_detector.detect,
+            warm_up=self._warm_up_after_ingestion,
         )
+
+    def _warm_up_after_ingestion(self) -> None:
+        """Import the search stack and the registry builder (about a second of imports) while ingestion
+        embeds, so the BM25 index and the registry are built right after the last file."""
+        import bm25s  # noqa: F401  (the BM25 index's library)
+
+        import rabbithole.registry.builder  # noqa: F401
+
+        _ = self.searcher
 
     def _collection_changed(self, collection: str) -> None:
         # Build the BM25 index now, so the first search after ingestion is fast.
@@ -278,7 +287,3 @@ class Services:
         with self._lock:
             self._registries[collection] = (revision, registry)
         return registry
-
-
-def _file_digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else ""

@@ -45,7 +45,6 @@ def rabbithole(
         capture_output=True,
         text=True,
         env={**sample_env(services), **(env or {})},
-        cwd=Path(__file__).resolve().parents[2],
         timeout=300,
         check=False,
     )

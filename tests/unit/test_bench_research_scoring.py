@@ -21,6 +21,7 @@ from benchmarks.bench_research import (  # noqa: E402
     check_quote,
     check_quotes,
     dev_rows,
+    failed_run,
     gold_found,
     load_research_questions,
     outside_citations,
@@ -173,3 +174,13 @@ def test_score_run_and_rows() -> None:
     assert math.isnan(float(str(rows[("0", "en")][4])))  # no gold sections: no recall
     assert rows[("0", "all")][6] == 0.5  # quotes verbatim
     assert rows[("0", "all")][9] == 0.5  # assessment accuracy
+
+
+def test_failed_run_counts_as_miss() -> None:
+    q = ResearchQuestion("a", "de", "single", True, "q", (("StrlSchG.pdf", "§ 80"),))
+    good = score_run(q, "0", result([source()], ["c1"]), {"sample": {"c1": C1}}, PAGES, 2.0)
+    failed = failed_run(q, "0", "ContextWindowExceededError: too long")
+    assert not failed.finished and failed.gold == 1 and failed.found == 0 and not failed.assessment_ok
+    row = next(r for r in dev_rows([good, failed]) if r[1] == "all")
+    assert row[3] == "1/2" and row[9] == 0.5 and row[10] == 1  # recall, assessment, failed
+    assert row[11] == 4 and row[12] == 2.0  # calls and seconds of finished runs only
