@@ -32,7 +32,7 @@ from rabbithole.core.errors import (
 )
 from rabbithole.core.models import Chunk
 from rabbithole.embeddings.base import FloatArray, l2_normalize
-from rabbithole.retrieval.filters import Where, section_key
+from rabbithole.core.sections import Where, section_key
 
 if TYPE_CHECKING:
     from rabbithole.core.config import StorageSettings
