@@ -25,7 +25,9 @@ def imported_modules(path: Path) -> set[str]:
 def test_imported_modules_sees_type_checking_imports(tmp_path: Path) -> None:
     source = tmp_path / "m.py"
     source.write_text(
-        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from rabbithole.retrieval.hybrid import X\n",
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n"
+        "    from rabbithole.retrieval.hybrid import X\n",
         encoding="utf-8",
     )
     assert "rabbithole.retrieval.hybrid" in imported_modules(source)
