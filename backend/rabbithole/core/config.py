@@ -129,7 +129,7 @@ class RetrievalSettings(BaseModel):
         "fusion.",
     )
     bm25_weight: float = Field(
-        0.6, ge=0.0, le=1.0, description="Weight of BM25 in score fusion (the vector side gets the rest)."
+        0.7, ge=0.0, le=1.0, description="Weight of BM25 in score fusion (the vector side gets the rest)."
     )
     heading_weight: float = Field(
         0.2,
@@ -138,6 +138,15 @@ class RetrievalSettings(BaseModel):
         description="Score fusion: bonus weight of the share of a section heading's words in the query.",
     )
     rrf_k: int = Field(60, ge=1, description="Reciprocal rank fusion constant (fusion = rrf).")
+    reranker: Literal["none", "llm", "cross-encoder"] = Field(
+        "none",
+        description="Rerank the first rerank_candidates hits: llm: the chat model (llm.*); cross-encoder: "
+        "a sentence-transformers cross-encoder (rerank_model); none: off.",
+    )
+    rerank_model: str = Field(
+        "", description="Cross-encoder model: local path or a model in the local Hugging Face cache."
+    )
+    rerank_candidates: int = Field(20, ge=2, le=200, description="Hits the reranker reorders.")
     glossary: bool = Field(
         True,
         description="BM25 searches an English question over German documents with the German terms of its "

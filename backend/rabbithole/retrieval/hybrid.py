@@ -52,6 +52,7 @@ from rabbithole.retrieval.fusion import (
 )
 from rabbithole.retrieval.glossary import load_glossary, untranslated_terms
 from rabbithole.retrieval.headings import HeadingMatcher
+from rabbithole.retrieval.rerank import Reranker, create_reranker
 from rabbithole.retrieval.source import ChunkSource
 from rabbithole.retrieval.tokenizer import Language, query_language, tokenize_query
 
@@ -101,6 +102,7 @@ class HybridSearcher:
         bm25_params: BM25Params | None = None,
         dedup_min_overlap: float = 0.0,
         cross_lingual_skip: bool = True,
+        reranker: Reranker | None = None,
     ) -> None:
         if bm25 is None:
             if index_dir is None:
@@ -116,12 +118,20 @@ class HybridSearcher:
         self._handles_lock = threading.Lock()
         self.cross_lingual_skip = cross_lingual_skip
         self._headings = HeadingMatcher()
+        self.reranker = reranker
 
     @classmethod
     def from_settings(
         cls, settings: Settings, embedder: Embedder, store: ChromaStore, source: ChunkSource
     ) -> HybridSearcher:
-        return cls(embedder, store, source, index_dir=settings.storage.index_dir, settings=settings.retrieval)
+        return cls(
+            embedder,
+            store,
+            source,
+            index_dir=settings.storage.index_dir,
+            settings=settings.retrieval,
+            reranker=create_reranker(settings),
+        )
 
     # --- public API ---------------------------------------------------------------------------------
 
@@ -264,8 +274,9 @@ class HybridSearcher:
             fused = self._score_fusion(rankings, info, bm25_tokens if mode == "hybrid" else None)
         timings["fuse"] = time.perf_counter() - t
 
+        rerank = self.reranker is not None and mode == "hybrid"
         t = time.perf_counter()
-        top, chunks = self._top_unique(fused, k)
+        top, chunks = self._top_unique(fused, max(k, self.settings.rerank_candidates) if rerank else k)
         timings["fetch"] = time.perf_counter() - t
 
         t = time.perf_counter()
@@ -293,6 +304,11 @@ class HybridSearcher:
                     bm25_rank=f.ranks.get("bm25"),
                 )
             )
+        if rerank and self.reranker is not None:
+            t = time.perf_counter()
+            hits = self.reranker.rerank(query, hits)
+            timings["rerank"] = time.perf_counter() - t
+        hits = hits[:k]
         timings["total"] = time.perf_counter() - started
         return SearchResult(
             hits=hits,
