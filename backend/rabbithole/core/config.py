@@ -129,7 +129,7 @@ class RetrievalSettings(BaseModel):
         "fusion.",
     )
     bm25_weight: float = Field(
-        0.7, ge=0.0, le=1.0, description="Weight of BM25 in score fusion (the vector side gets the rest)."
+        0.6, ge=0.0, le=1.0, description="Weight of BM25 in score fusion (the vector side gets the rest)."
     )
     heading_weight: float = Field(
         0.2,
