@@ -104,6 +104,7 @@ def _bm25s() -> Any:
     return bm25s
 
 
+@functools.lru_cache(maxsize=1024)
 def fingerprint(revision: str, params: BM25Params) -> str:
     bm25s = _bm25s()
 
@@ -402,9 +403,10 @@ class BM25Indexes:
         with self._guard:
             return self._locks.setdefault(collection, threading.Lock())
 
-    def get(self, collection: str) -> BM25Index:
-        """The current index of a collection (loading or rebuilding it when needed)."""
-        wanted = fingerprint(self.source.revision(collection), self.params)
+    def get(self, collection: str, revision: str | None = None) -> BM25Index:
+        """The current index of a collection (loading or rebuilding it when needed). ``revision``: the
+        collection's revision when the caller has just read it (saves asking the source again)."""
+        wanted = fingerprint(self.source.revision(collection) if revision is None else revision, self.params)
         cached = self._cache.get(collection)
         if cached is not None and cached.fingerprint == wanted:
             return cached

@@ -198,7 +198,8 @@ class HybridSearcher:
         use_bm25 = mode in ("hybrid", "bm25")
 
         # Open collections first: unknown names and model mismatches fail before any work.
-        handles = {name: self._open(name, use_vector) for name in names}
+        opened = {name: self._open(name, use_vector) for name in names}
+        handles = {name: handle for name, (_, handle) in opened.items()}
 
         qvec: FloatArray | None = None
         if query_vector is not None:
@@ -243,7 +244,7 @@ class HybridSearcher:
             # in hybrid mode such a collection is searched by vector only (bm25 mode always runs BM25).
             qlang = query_language(query) if self.cross_lingual_skip else None
             for c_index, name in enumerate(names):
-                index = self.bm25.get(name)
+                index = self.bm25.get(name, revision=opened[name][0])
                 bm25_query = query
                 if qlang is not None and qlang not in index.languages:
                     translated = self._translate(query, qlang, index.languages)
@@ -363,19 +364,20 @@ class HybridSearcher:
         kept = " ".join(untranslated_terms(query))
         return f"{german} {kept}".strip()
 
-    def _open(self, name: str, check_model: bool) -> VectorCollection:
+    def _open(self, name: str, check_model: bool) -> tuple[str, VectorCollection]:
         """The collection's vector handle, reused while the collection's revision stands (a re-ingest or a
-        re-created collection changes it, and the handle is opened, and the model checked, again)."""
+        re-created collection changes it, and the handle is opened, and the model checked, again), with the
+        revision it was read at (one catalog query a search, shared with the BM25 index lookup)."""
         revision = self.source.revision(name)
         key = (name, check_model)
         with self._handles_lock:
             cached = self._handles.get(key)
         if cached is not None and cached[0] == revision:
-            return cached[1]
+            return cached
         handle = self.store.open(name, self.embedder if check_model else None)
         with self._handles_lock:
             self._handles[key] = (revision, handle)
-        return handle
+        return revision, handle
 
     def _top_unique(self, fused: Sequence[Fused[Key]], k: int) -> tuple[list[Fused[Key]], dict[Key, Chunk]]:
         """The k best fused candidates after dedup, fetching chunks from the catalog a page at a time (most
