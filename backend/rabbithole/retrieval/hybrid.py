@@ -272,7 +272,8 @@ class HybridSearcher:
         if self.settings.fusion == "rrf":
             fused = reciprocal_rank_fusion(rankings, k=self.settings.rrf_k, n_retrievers=len(rankings))
         else:
-            fused = self._score_fusion(rankings, info, bm25_tokens if mode == "hybrid" else None)
+            depth = 2 * (max(k, self.settings.rerank_candidates) if self.reranker else k) + FETCH_MARGIN
+            fused = self._score_fusion(rankings, info, bm25_tokens if mode == "hybrid" else None, depth)
         timings["fuse"] = time.perf_counter() - t
 
         rerank = self.reranker is not None and mode == "hybrid"
@@ -331,9 +332,11 @@ class HybridSearcher:
         rankings: dict[str, list[Key]],
         info: dict[Key, _Info],
         query_tokens: dict[str, tuple[BM25Index, list[str]]] | None,
+        depth: int,
     ) -> list[Fused[Key]]:
         """Weighted sum of the normalized vector and BM25 scores, plus the heading bonus (hybrid mode only:
-        ``query_tokens`` holds each collection's BM25 index and query tokens)."""
+        ``query_tokens`` holds each collection's BM25 index and query tokens). The bonus is computed only
+        for candidates that it could lift into the first ``depth`` (the others cannot get there)."""
         scores: dict[str, dict[Key, float]] = {}
         if "vector" in rankings:
             scores["vector"] = minmax_normalized(
@@ -345,7 +348,9 @@ class HybridSearcher:
         bonus: dict[Key, float] | None = None
         if query_tokens and self.settings.heading_weight > 0:
             bonus = {}
-            for key in dict.fromkeys(k for ranked in scores.values() for k in ranked):
+            base = weighted_score_fusion(scores, weights)
+            cutoff = base[depth - 1].rrf - self.settings.heading_weight if len(base) >= depth else -1.0
+            for key in (f.key for f in base if f.rrf >= cutoff):
                 entry = query_tokens.get(key[0])
                 row = entry[0].row_of(key[1]) if entry is not None else None
                 if entry is not None and row is not None:
