@@ -14,6 +14,14 @@ traced passages are mapped to their (document, section); reported per depth:
 * context: mean passages and tokens per question, and the largest token count against the budget;
 * time per trace (search + expansion) without model time (the query is embedded once per question
   beforehand and passed in), and with the embedding time added.
+
+Then, at the default depth, side by side (same run, same index):
+
+* recall of `trace` per question language (the documents are German), with the configured retrieval and
+  with round 1's retrieval (RRF, no glossary, no heading bonus) as the baseline;
+* plain hybrid search with k = the mean number of passages `trace` returns (same context size, no
+  reference following), pooled and per language. Goals: trace recall >= 0.92, English within 0.05 of
+  German, trace >= plain search + 0.10 at the same number of passages.
 """
 
 from __future__ import annotations
@@ -46,13 +54,17 @@ class Question:
     id: str
     text: str
     gold: tuple[tuple[str, str, int], ...]  # (document, section, hop)
+    lang: str = "de"
 
 
 def load_questions(path: Path = CHAINS) -> list[Question]:
     data: dict[str, Any] = yaml.safe_load(path.read_text(encoding="utf-8"))
     return [
         Question(
-            q["id"], q["question"], tuple((g["document"], g["section"], int(g["hop"])) for g in q["gold"])
+            q["id"],
+            q["question"],
+            tuple((g["document"], g["section"], int(g["hop"])) for g in q["gold"]),
+            str(q.get("lang", "de")),
         )
         for q in data["questions"]
     ]
@@ -195,7 +207,59 @@ def run(data_dir: Path, depths: list[int], k: int | None, verbose: bool = False)
     print(f"query embedding (model time): median {1000 * statistics.median(embed_times):.0f} ms, "
           f"max {1000 * max(embed_times):.0f} ms; ms/trace leaves it out")  # fmt: skip
     print(f"grammar detector: {grammar_mbps()}")
+    if default_depth in figures:
+        side_by_side(data_dir, questions, default_depth, k, figures[default_depth])
     return figures
+
+
+def _recall(pairs: list[tuple[Question, set[tuple[str, str | None]]]], lang: str | None = None) -> str:
+    chosen = [(q, reached) for q, reached in pairs if lang is None or q.lang == lang]
+    gold = sum(len(q.gold) for q, _ in chosen)
+    found = sum(1 for q, reached in chosen for g in q.gold if (g[0], g[1]) in reached)
+    return f"{found / max(1, gold):.3f} ({found}/{gold})"
+
+
+def side_by_side(
+    data_dir: Path, questions: list[Question], depth: int, k: int | None, f: DepthFigures
+) -> None:
+    """Trace (configured retrieval, and round 1's as the baseline) against plain hybrid search with as
+    many passages as trace returns on average, per question language."""
+    from benchmarks.bench_quality import baseline_settings
+
+    mean_passages = f.passages / max(1, len(questions))
+    plain_k = max(1, round(mean_passages))
+    rows: list[list[str]] = []
+    with open_sample(data_dir) as services:
+        searcher = services.searcher
+        configured = searcher.settings
+        vectors = {q.id: searcher.embed_query(q.text) for q in questions}
+        for label, retrieval in (
+            ("baseline (round 1)", baseline_settings(configured)),
+            ("current", configured),
+        ):
+            searcher.settings = retrieval  # the engine searches through services.searcher
+            try:
+                traced: list[tuple[Question, set[tuple[str, str | None]]]] = []
+                plain: list[tuple[Question, set[tuple[str, str | None]]]] = []
+                passages = 0
+                for q in questions:
+                    engine = ReferenceEngine(services, COLLECTION)
+                    result = engine.trace(q.text, depth=depth, k=k, query_vector=vectors[q.id])
+                    passages += len(result.passages)
+                    traced.append((q, {(p.chunk.document, p.chunk.section) for p in result.passages}))
+                    hits = searcher.search(q.text, COLLECTION, k=plain_k, query_vector=vectors[q.id])
+                    plain.append((q, {(h.chunk.document, h.chunk.section) for h in hits}))
+            finally:
+                searcher.settings = configured
+            for name, pairs in ((f"trace depth {depth}", traced), (f"hybrid search k={plain_k}", plain)):
+                size = f"{passages / len(questions):.1f}" if name.startswith("trace") else str(plain_k)
+                rows.append([label, name, _recall(pairs), _recall(pairs, "de"), _recall(pairs, "en"), size])
+    header = ["retrieval", "method", "recall", "recall de", "recall en", "passages/question"]
+    widths = [max(len(header[i]), *(len(r[i]) for r in rows)) for i in range(len(header))]
+    print(f"trace vs plain hybrid search with as many passages ({plain_k}), default depth {depth}:")
+    print("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
+    for r in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -81,26 +81,51 @@ def test_english_query_finds_english_and_german_passages(retrieval_env: Retrieva
     assert any(h.chunk.document == "StrlSchG.pdf" for h in hits)
 
 
-def test_cross_lingual_query_skips_bm25_only_where_it_cannot_match(retrieval_env: RetrievalEnv) -> None:
+def test_english_question_over_german_text_runs_bm25_with_german_terms(retrieval_env: RetrievalEnv) -> None:
     s = retrieval_env.searcher
     question = "What has to be submitted with the application for a licence?"
     german_only = s.run(question, "other", k=3)
-    assert german_only.bm25_skipped == ["other"]
-    assert "bm25" not in german_only.candidates
-    assert german_only.hits[0].score == pytest.approx(1.0)  # ranked first by the only retriever that ran
-    assert all(h.bm25 is None and h.bm25_rank is None for h in german_only.hits)
-    # the "laws" collection has an English document, so BM25 runs there
+    assert german_only.bm25_translated == ["other"] and german_only.bm25_skipped == []
+    assert "bm25" in german_only.candidates
+    assert any(h.bm25_rank is not None for h in german_only.hits)
+    # "laws" has an English document, so BM25 runs there with the question as it is
     mixed = s.run(question, ["laws", "other"], k=3)
-    assert mixed.bm25_skipped == ["other"]
-    assert "bm25" in mixed.candidates
-    # explicit bm25 mode always runs BM25
-    assert s.run(question, "other", mode="bm25").bm25_skipped == []
+    assert mixed.bm25_translated == ["other"] and mixed.bm25_skipped == []
+    # the translated terms score like a German question: "Antrag" and "Genehmigung" match
+    assert s.run(question, "other", mode="bm25", k=3).hits
+
+
+def test_cross_lingual_query_skips_bm25_where_nothing_can_match(retrieval_env: RetrievalEnv) -> None:
+    env = retrieval_env
+    question = "What has to be submitted with the application for a licence?"
+    without_glossary = HybridSearcher(
+        env.embedder,
+        env.store,
+        env.source,
+        index_dir=env.storage.index_dir,
+        settings=RetrievalSettings(k=5, candidates=30, glossary=False),
+    )
+    for searcher, query in ((without_glossary, question), (env.searcher, "What about zebras and giraffes?")):
+        result = searcher.run(query, "other", k=3)
+        assert result.bm25_skipped == ["other"] and result.bm25_translated == []
+        assert "bm25" not in result.candidates
+        assert result.hits[0].score == pytest.approx(1.0)  # ranked first by the only retriever that ran
+        assert all(h.bm25 is None and h.bm25_rank is None for h in result.hits)
+        # explicit bm25 mode always runs BM25
+        assert searcher.run(query, "other", mode="bm25").bm25_skipped == []
+
+
+def test_exact_section_title_ranks_that_section_first(retrieval_env: RetrievalEnv) -> None:
+    hits = retrieval_env.searcher.search("Grenzwerte für beruflich exponierte Personen", "laws", k=3)
+    assert (hits[0].chunk.document, hits[0].chunk.section) == ("StrlSchG.pdf", "§ 78")
 
 
 # --- scores ------------------------------------------------------------------------------------------
 
 
 def test_scores_are_normalized_monotone_and_complete(retrieval_env: RetrievalEnv) -> None:
+    settings = retrieval_env.searcher.settings
+    assert settings.fusion == "score"
     for query in (GRENZWERTE, SPALTUNG, "Aufbewahrung von Kernbrennstoffen", "radon workplaces"):
         hits = retrieval_env.searcher.search(query, ["laws", "other"], k=8)
         assert hits
@@ -111,9 +136,28 @@ def test_scores_are_normalized_monotone_and_complete(retrieval_env: RetrievalEnv
             assert hit.similarity is not None and -1.0 <= hit.similarity <= 1.0  # also for BM25-only hits
             assert hit.bm25 is not None and hit.bm25 >= 0.0
             assert hit.vector_rank is not None or hit.bm25_rank is not None
+            # found by one retriever only: at most its weight plus the heading bonus
             if hit.bm25_rank is None:
-                assert hit.score <= 0.5 + 1e-9
+                assert hit.score <= 1 - settings.bm25_weight + settings.heading_weight + 1e-9
             if hit.vector_rank is None:
+                assert hit.score <= settings.bm25_weight + settings.heading_weight + 1e-9
+
+
+def test_rrf_fusion_scores_single_retriever_hits_at_most_half(retrieval_env: RetrievalEnv) -> None:
+    env = retrieval_env
+    rrf = HybridSearcher(
+        env.embedder,
+        env.store,
+        env.source,
+        index_dir=env.storage.index_dir,
+        settings=RetrievalSettings(k=5, candidates=30, fusion="rrf", rrf_k=60),
+    )
+    for query in (GRENZWERTE, SPALTUNG, "radon workplaces"):
+        hits = rrf.search(query, ["laws", "other"], k=8)
+        scores = [h.score for h in hits]
+        assert scores == sorted(scores, reverse=True)
+        for hit in hits:
+            if hit.bm25_rank is None or hit.vector_rank is None:
                 assert hit.score <= 0.5 + 1e-9
 
 
@@ -160,7 +204,7 @@ def test_given_query_vector_replaces_embedding(retrieval_env: RetrievalEnv) -> N
     given = s.run(SPALTUNG, "laws", k=5, query_vector=vector * 3.0)  # normalized on the way in
     assert "embed" in embedded.timings and "embed" not in given.timings
     assert [h.chunk.id for h in given.hits] == [h.chunk.id for h in embedded.hits]
-    np.testing.assert_allclose([h.score for h in given.hits], [h.score for h in embedded.hits])
+    np.testing.assert_allclose([h.score for h in given.hits], [h.score for h in embedded.hits], atol=1e-5)
     with pytest.raises(InvalidRequestError, match="dimensions"):
         s.search(SPALTUNG, "laws", query_vector=np.ones(7, dtype=np.float32))
 

@@ -85,3 +85,55 @@ def test_dedup_min_overlap_keeps_slightly_overlapping_neighbours() -> None:
 
 def test_dedup_of_empty_input() -> None:
     assert dedup_overlapping([], _span) == []
+
+
+# --- weighted score fusion --------------------------------------------------------------------------
+
+
+def test_score_fusion_weights_normalized_scores() -> None:
+    from rabbithole.retrieval.fusion import weighted_score_fusion
+
+    fused = weighted_score_fusion(
+        {"vector": {"a": 1.0, "b": 0.5}, "bm25": {"b": 1.0, "c": 0.2}}, {"vector": 0.4, "bm25": 0.6}
+    )
+    by_key = {f.key: f for f in fused}
+    assert [f.key for f in fused] == ["b", "a", "c"]
+    assert by_key["b"].score == pytest.approx(0.4 * 0.5 + 0.6 * 1.0)
+    assert by_key["a"].score == pytest.approx(0.4)
+    assert by_key["c"].ranks == {"bm25": 2}
+
+
+def test_score_fusion_keeps_what_one_retriever_ranks_first_by_far() -> None:
+    """A BM25 top hit the vector side missed is not buried under hits both rank middling (RRF would)."""
+    from rabbithole.retrieval.fusion import weighted_score_fusion
+
+    vector = {f"v{i}": 1.0 - i / 50 for i in range(50)}
+    bm25 = {"exact": 1.0, **{f"v{i}": 0.3 for i in range(1, 50)}}
+    fused = weighted_score_fusion({"vector": vector, "bm25": bm25}, {"vector": 0.4, "bm25": 0.6})
+    assert fused[0].key == "exact"
+    rrf = reciprocal_rank_fusion({"vector": list(vector), "bm25": list(bm25)}, k=60)
+    assert [f.key for f in rrf].index("exact") > 0
+
+
+def test_score_fusion_single_retriever_and_bonus() -> None:
+    from rabbithole.retrieval.fusion import weighted_score_fusion
+
+    alone = weighted_score_fusion({"vector": {"a": 1.0, "b": 0.0}}, {"vector": 0.4, "bm25": 0.6})
+    assert alone[0].score == pytest.approx(1.0)  # the only retriever that ran weighs 1
+    lifted = weighted_score_fusion(
+        {"vector": {"a": 1.0, "b": 0.9}}, {"vector": 1.0}, bonus={"b": 1.0}, bonus_weight=0.2
+    )
+    assert [f.key for f in lifted] == ["b", "a"]
+    assert lifted[0].score == pytest.approx(1.0)  # capped
+
+
+def test_normalizations() -> None:
+    from rabbithole.retrieval.fusion import max_normalized, minmax_normalized
+
+    assert minmax_normalized([("a", 0.8), ("b", 0.6), ("c", 0.4)]) == pytest.approx(
+        {"a": 1.0, "b": 0.5, "c": 0.0}
+    )
+    assert minmax_normalized([("a", 0.3), ("b", 0.3)]) == {"a": 1.0, "b": 1.0}
+    assert max_normalized([("a", 8.0), ("b", 2.0)]) == pytest.approx({"a": 1.0, "b": 0.25})
+    assert max_normalized([("a", 0.0)]) == {"a": 0.0}
+    assert minmax_normalized([]) == {} and max_normalized([]) == {}

