@@ -44,6 +44,14 @@ def _source_document(services: Services, collection: str, source: str | None) ->
     return found.document
 
 
+def _section_label(section: str | None) -> str | None:
+    """ "§ 7", "7" or "Anlage 2" as a section label ("§ 7", "Anlage 2")."""
+    if section is None or not section.strip():
+        return None
+    label = " ".join(section.split())
+    return f"§ {label}" if label[0].isdigit() else label
+
+
 def _detector_mode(services: Services, detector: str | None) -> DetectorMode:
     from rabbithole.references.detector import DETECTOR_MODES
 
@@ -63,6 +71,11 @@ def register(app: typer.Typer) -> None:
         source: str | None = typer.Option(
             None, "--source", "-s", help="Document the text comes from (internal references resolve to it)."
         ),
+        section: str | None = typer.Option(
+            None,
+            "--section",
+            help='Section the text comes from ("§ 7", "Anlage 2"): relative references resolve to it.',
+        ),
         detector: str | None = typer.Option(
             None, help="regex, llm or hybrid (default: settings.references.detector)."
         ),
@@ -81,33 +94,21 @@ def register(app: typer.Typer) -> None:
 
                 llm = LLMClient(services.settings.llm, token_counter=services.tokens)
             from rabbithole.references.detector import build_detector
-            from rabbithole.references.resolver import Citing, ReferenceResolver
+            from rabbithole.references.report import reference_row
+            from rabbithole.references.resolver import Citing
+            from rabbithole.references.store_adapter import CollectionPassages
 
-            resolver = ReferenceResolver(registry)
+            resolver = CollectionPassages(collection, services.catalog).resolver(registry)
             detect = build_detector(
                 services.settings.references,
                 llm,
                 mode=mode,
                 canonical_law=lambda name: r.document if (r := resolver.resolve_name(name)) else None,
             )
-            citing = Citing(document)
-            items: list[dict[str, Any]] = []
-            for ref in detect(text):
-                target = resolver.resolve(ref, citing)
-                items.append(
-                    {
-                        "mention": ref.mention,
-                        "start": ref.start,
-                        "end": ref.end,
-                        "type": ref.type.value,
-                        "section": ref.section,
-                        "absatz": ref.absatz,
-                        "satz": ref.satz,
-                        "nummer": ref.nummer,
-                        "target_document": target.document,
-                        "external": ref.external,
-                    }
-                )
+            citing = Citing(document, _section_label(section))
+            items: list[dict[str, Any]] = [
+                reference_row(ref, resolver.resolve(ref, citing)) for ref in detect(text)
+            ]
         if as_json:
             typer.echo(json.dumps(items, ensure_ascii=False, indent=2))
             return

@@ -1,0 +1,144 @@
+"""Document mentions the citation grammar does not see: references to a whole document written loosely.
+
+* a named document: ``siehe Dokument "Sicherheitsbericht"``, ``im Dokument „Betriebshandbuch“``, ``see
+  document "Safety Report"`` (type ``document``; the name is looked up in the registry);
+* a bare law abbreviation with no article or preposition before it: "StrlSchG", "AtG", "AtVfV" (mixed
+  case, shaped like a law abbreviation: :func:`~rabbithole.references.lawnames.match_abbreviation`);
+* a law name written in lower case ("strahlenschutzgesetz", "des atomgesetzes") or with a misspelt
+  "-verordnung" ("Strahlenschutzverordung", "Strahlenschutzverodnung": one letter off). The reference
+  carries the name as written in ``law`` and the corrected base form in ``law_normalized``.
+
+:func:`document_mentions` runs after the grammar and skips text the grammar already took.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Final
+
+from rabbithole.references.lawnames import match_abbreviation
+from rabbithole.references.models import Reference, RefType
+
+__all__ = ["document_mentions"]
+
+_NAMED_RE: Final = re.compile(
+    r"(?<![\w])(?:(?:siehe|vgl\.|see|cf\.)[ \t]+)?(?:(?:im|dem|das|des|the)[ \t]+)?"
+    r"(?:Dokuments?|document)[ \t]+(?:[\"„“”»«']|&quot;)(?P<name>[^\"„“”»«'\n]{2,80}?)[\"“”«»']"
+)
+_WORD_RE: Final = re.compile(r"(?<![\w-])[A-Za-zÄÖÜäöüß][a-zäöüß]{3,}(?:[A-Z][a-zäöüß]+)?(?![\w-])")
+_ABBR_CANDIDATE_RE: Final = re.compile(
+    r"(?<![\w-])(?:[A-ZÄÖÜ][A-Za-zÄÖÜäöü]*-)?[A-ZÄÖÜ][A-Za-zÄÖÜäöü]*?(?:G|V|O)(?![\w-])"
+)
+_LOWER_HEADS: Final = (("gesetzbuch", "gesetzbuch"), ("gesetz", "gesetz"), ("verordnung", "verordnung"))
+_LOWER_INFLECTIONS: Final = ("es", "s", "e", "")
+_GENERIC_STEMS: Final = frozenset(
+    [
+        "bundes",
+        "landes",
+        "änderungs",
+        "ausführungs",
+        "einführungs",
+        "durchführungs",
+        "rechts",
+        "haushalts",
+        "mantel",
+        "artikel",
+        "zustimmungs",
+        "vertrags",
+        "fach",
+        "spezial",
+        "natur",
+        "eil",
+        "minister",
+    ]
+)
+
+
+def _edits1(word: str) -> set[str]:
+    letters = "abcdefghijklmnopqrstuvwxyzäöüß"
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    out = {a + b[1:] for a, b in splits if b}
+    out |= {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+    out |= {a + c + b[1:] for a, b in splits if b for c in letters}
+    out |= {a + c + b for a, b in splits for c in letters}
+    out.discard(word)
+    return out
+
+
+#: "verordnung" one letter off ("verordung", "verodnung", "verordnnug"), never a word of its own
+_MISSPELT: Final = frozenset(w for w in _edits1("verordnung") if not w.endswith(("ordnung", "verordnungs")))
+_MISSPELT_LENGTHS: Final = sorted({len(w) for w in _MISSPELT}, reverse=True)
+
+
+def _overlaps(start: int, end: int, taken: Sequence[tuple[int, int]]) -> bool:
+    return any(start < e and s < end for s, e in taken)
+
+
+def _law_word(word: str) -> str | None:
+    """The corrected base form of a lower-case or misspelt law name, or None."""
+    lower = word.lower()
+    if word[0].islower():
+        for head, base in _LOWER_HEADS:
+            for infl in _LOWER_INFLECTIONS:
+                suffix = head + infl
+                if lower.endswith(suffix) and (infl == "" or head == "gesetz" or head == "gesetzbuch"):
+                    stem = lower[: -len(suffix)]
+                    if len(stem) >= 4 and stem not in _GENERIC_STEMS:
+                        return (stem + base).capitalize()
+    for n in _MISSPELT_LENGTHS:
+        if len(lower) > n + 3 and lower[-n:] in _MISSPELT:
+            stem = lower[:-n]
+            if stem not in _GENERIC_STEMS:
+                return (stem + "verordnung").capitalize()
+    return None
+
+
+def document_mentions(text: str, taken: Sequence[tuple[int, int]]) -> list[Reference]:
+    """Whole-document mentions in ``text`` outside the ``taken`` spans (the grammar's references)."""
+    out: list[Reference] = []
+    spans = list(taken)
+    for m in _NAMED_RE.finditer(text):
+        if _overlaps(m.start(), m.end(), spans):
+            continue
+        name = " ".join(m.group("name").split())
+        out.append(
+            Reference(
+                RefType.DOCUMENT,
+                m.group(),
+                m.start(),
+                m.end(),
+                m.start("name"),
+                m.end("name"),
+                law=name,
+                law_normalized=name,
+            )
+        )
+        spans.append((m.start(), m.end()))
+    for m in _ABBR_CANDIDATE_RE.finditer(text):
+        token = m.group()
+        if not any(c.islower() for c in token) or _overlaps(m.start(), m.end(), spans):
+            continue
+        if match_abbreviation(text, m.start()) is None:
+            continue
+        out.append(
+            Reference(
+                RefType.LAW, token, m.start(), m.end(), m.start(), m.end(), law=token, law_normalized=token
+            )
+        )
+        spans.append((m.start(), m.end()))
+    for m in _WORD_RE.finditer(text):
+        word = m.group()
+        if len(word) < 10:
+            continue
+        base = _law_word(word)
+        if base is None or _overlaps(m.start(), m.end(), spans):
+            continue
+        out.append(
+            Reference(
+                RefType.LAW, word, m.start(), m.end(), m.start(), m.end(), law=word, law_normalized=base
+            )
+        )
+        spans.append((m.start(), m.end()))
+    out.sort(key=lambda r: r.start)
+    return out
