@@ -93,21 +93,25 @@ def register(app: typer.Typer) -> None:
                 from rabbithole.llm import LLMClient
 
                 llm = LLMClient(services.settings.llm, token_counter=services.tokens)
-            from rabbithole.references.detector import build_detector
-            from rabbithole.references.report import reference_row
+            from rabbithole.references.detector import build_detector, resolving
+            from rabbithole.references.report import reference_rows
             from rabbithole.references.resolver import Citing
             from rabbithole.references.store_adapter import CollectionPassages
 
             resolver = CollectionPassages(collection, services.catalog).resolver(registry)
+            citing = Citing(document, _section_label(section))
             detect = build_detector(
                 services.settings.references,
                 llm,
                 mode=mode,
                 canonical_law=lambda name: r.document if (r := resolver.resolve_name(name)) else None,
+                verify=resolving(lambda ref: resolver.resolve(ref, citing)),
             )
-            citing = Citing(document, _section_label(section))
+            detection = detect.run(text)
+            for dropped, why in detection.rejected:
+                typer.echo(f"dropped model reference {' '.join(dropped.mention.split())!r}: {why}", err=True)
             items: list[dict[str, Any]] = [
-                reference_row(ref, resolver.resolve(ref, citing)) for ref in detect(text)
+                row for ref in detection.references for row in reference_rows(ref, resolver.resolve(ref, citing))
             ]
         if as_json:
             typer.echo(json.dumps(items, ensure_ascii=False, indent=2))

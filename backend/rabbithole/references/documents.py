@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 from typing import Final
@@ -26,7 +27,12 @@ _NAMED_RE: Final = re.compile(
     r"(?<![\w])(?:(?:siehe|vgl\.|see|cf\.)[ \t]+)?(?:(?:im|dem|das|des|the)[ \t]+)?"
     r"(?:Dokuments?|document)[ \t]+(?:[\"„“”»«']|&quot;)(?P<name>[^\"„“”»«'\n]{2,80}?)[\"“”«»']"
 )
-_WORD_RE: Final = re.compile(r"(?<![\w-])[A-Za-zÄÖÜäöüß][a-zäöüß]{3,}(?:[A-Z][a-zäöüß]+)?(?![\w-])")
+#: candidate words: a lower-case compound ending like a law, or any word with "ver..." near its end
+_WORD_RE: Final = re.compile(
+    r"(?<![\w-])(?:[a-zäöüß]{4,}(?:gesetz(?:es|e|s)?|gesetzbuch(?:es|s)?|verordnung)"
+    r"|[A-Za-zÄÖÜäöüß][a-zäöüß]{2,}(?:[vV][a-zäöüß]{6,10}|[a-zäöüß]{0,2}erord[a-zäöüß]{2,6}|[a-zäöüß]{1,2}rordn[a-zäöüß]{1,4}))"
+    r"(?![\w-])"
+)
 _ABBR_CANDIDATE_RE: Final = re.compile(
     r"(?<![\w-])(?:[A-ZÄÖÜ][A-Za-zÄÖÜäöü]*-)?[A-ZÄÖÜ][A-Za-zÄÖÜäöü]*?(?:G|V|O)(?![\w-])"
 )
@@ -71,8 +77,28 @@ _MISSPELT: Final = frozenset(w for w in _edits1("verordnung") if not w.endswith(
 _MISSPELT_LENGTHS: Final = sorted({len(w) for w in _MISSPELT}, reverse=True)
 
 
-def _overlaps(start: int, end: int, taken: Sequence[tuple[int, int]]) -> bool:
-    return any(start < e and s < end for s, e in taken)
+class _Taken:
+    """Spans already taken, for overlap checks in O(log n) (spans are added in any order)."""
+
+    def __init__(self, spans: Sequence[tuple[int, int]]) -> None:
+        self.spans = sorted(spans)
+        self.max_end: list[int] = []
+        self._rebuild()
+
+    def _rebuild(self) -> None:
+        running = -1
+        self.max_end = []
+        for _s, e in self.spans:
+            running = max(running, e)
+            self.max_end.append(running)
+
+    def overlaps(self, start: int, end: int) -> bool:
+        i = bisect.bisect_left(self.spans, (end, -1))  # spans starting before ``end``
+        return i > 0 and self.max_end[i - 1] > start
+
+    def add(self, start: int, end: int) -> None:
+        bisect.insort(self.spans, (start, end))
+        self._rebuild()
 
 
 def _law_word(word: str) -> str | None:
@@ -97,9 +123,9 @@ def _law_word(word: str) -> str | None:
 def document_mentions(text: str, taken: Sequence[tuple[int, int]]) -> list[Reference]:
     """Whole-document mentions in ``text`` outside the ``taken`` spans (the grammar's references)."""
     out: list[Reference] = []
-    spans = list(taken)
+    spans = _Taken(taken)
     for m in _NAMED_RE.finditer(text):
-        if _overlaps(m.start(), m.end(), spans):
+        if spans.overlaps(m.start(), m.end()):
             continue
         name = " ".join(m.group("name").split())
         out.append(
@@ -114,10 +140,10 @@ def document_mentions(text: str, taken: Sequence[tuple[int, int]]) -> list[Refer
                 law_normalized=name,
             )
         )
-        spans.append((m.start(), m.end()))
+        spans.add(m.start(), m.end())
     for m in _ABBR_CANDIDATE_RE.finditer(text):
         token = m.group()
-        if not any(c.islower() for c in token) or _overlaps(m.start(), m.end(), spans):
+        if not any(c.islower() for c in token) or spans.overlaps(m.start(), m.end()):
             continue
         if match_abbreviation(text, m.start()) is None:
             continue
@@ -126,19 +152,19 @@ def document_mentions(text: str, taken: Sequence[tuple[int, int]]) -> list[Refer
                 RefType.LAW, token, m.start(), m.end(), m.start(), m.end(), law=token, law_normalized=token
             )
         )
-        spans.append((m.start(), m.end()))
+        spans.add(m.start(), m.end())
     for m in _WORD_RE.finditer(text):
         word = m.group()
         if len(word) < 10:
             continue
         base = _law_word(word)
-        if base is None or _overlaps(m.start(), m.end(), spans):
+        if base is None or spans.overlaps(m.start(), m.end()):
             continue
         out.append(
             Reference(
                 RefType.LAW, word, m.start(), m.end(), m.start(), m.end(), law=word, law_normalized=base
             )
         )
-        spans.append((m.start(), m.end()))
+        spans.add(m.start(), m.end())
     out.sort(key=lambda r: r.start)
     return out

@@ -17,7 +17,7 @@ from rabbithole.references.models import Reference, RefType
 from rabbithole.references.resolver import ResolvedReference
 from rabbithole.references.sections import canonical_label, parse_section_label
 
-__all__ = ["reference_row", "reported_section"]
+__all__ = ["reference_row", "reference_rows", "reported_section"]
 
 
 def _annex_label(number: str) -> str:
@@ -73,3 +73,19 @@ def reference_row(ref: Reference, target: ResolvedReference) -> dict[str, Any]:
         "external": target.external,
         "reason": target.reason.value if target.reason is not None else None,
     }
+
+
+def reference_rows(ref: Reference, target: ResolvedReference) -> list[dict[str, Any]]:
+    """The items `rabbithole refs --json` prints for one reference: its row, and for an item of a range one
+    more row per inserted section the range covers in the target ("§§ 7 bis 9" of a law with § 7a: a row
+    for "7a" after the row for "7")."""
+    row = reference_row(ref, target)
+    rows = [row]
+    if ref.range is None or ref.type is not RefType.SECTION:
+        return rows
+    for label in target.labels[1:]:
+        units = parse_section_label(label)
+        if not units or units[0][0] != "§":
+            continue
+        rows.append({**row, "section": units[0][1], "label": label, "sections": [label]})
+    return rows
