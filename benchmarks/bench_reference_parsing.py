@@ -10,8 +10,9 @@ article, relative, range, historical, amendment, structural, document) and overa
 
 * ``grammar``: the grammar detector (the default);
 * ``hybrid, unchecked``: grammar plus everything a weak model adds that is verbatim in the text (the
-  behaviour before the check: merged, duplicates dropped, nothing else checked), against a fake Ollama scripted like a 0.5B model: it repeats the grammar's
-  mentions, reports gazette citations ("BGBl. I S. 1714") as articles, dates as laws and invents a section;
+  behaviour before the check: merged, duplicates dropped, nothing else checked), against a fake Ollama
+  scripted like a 0.5B model: it repeats the grammar's mentions, reports gazette citations ("BGBl. I S.
+  1714") as articles, dates as laws and a bare "Absatz 1" as § 1 of the Atomgesetz;
 * ``hybrid, checked``: the same answers through the check (model references kept only when they resolve to
   something that exists or are an external act of a recognised form).
 

@@ -110,9 +110,9 @@ def register(app: typer.Typer) -> None:
             detection = detect.run(text)
             for dropped, why in detection.rejected:
                 typer.echo(f"dropped model reference {' '.join(dropped.mention.split())!r}: {why}", err=True)
-            items: list[dict[str, Any]] = [
-                row for ref in detection.references for row in reference_rows(ref, resolver.resolve(ref, citing))
-            ]
+            items: list[dict[str, Any]] = []
+            for ref in detection.references:
+                items.extend(reference_rows(ref, resolver.resolve(ref, citing)))
         if as_json:
             typer.echo(json.dumps(items, ensure_ascii=False, indent=2))
             return
