@@ -113,24 +113,33 @@ class ReferenceDetector:
             out.references = grammar
             return out
         out.llm_discarded = found.discarded
-        accepted = []
-        for ref in found.references:
-            why = consistent(ref) or self.verify(ref)
-            if why is None:
-                accepted.append(ref)
-            else:
-                out.rejected.append((ref, why))
-        merged, duplicates = merge(grammar, accepted, self.canonical_law)
-        # what overlaps a grammar reference but names another target: the grammar's reading stands
-        kept = []
+        merged, duplicates = merge(grammar, found.references, self.canonical_law)
+        out.llm_duplicates = duplicates
+        kept = list(grammar)
+        replaced: set[int] = set()
         for ref in merged:
-            if any(g is ref for g in grammar) or not any(
-                ref.start < g.end and g.start < ref.end for g in grammar
-            ):
+            if any(ref is g for g in grammar):
+                continue
+            why = consistent(ref) or self.verify(ref)
+            overlapping = [g for g in grammar if ref.start < g.end and g.start < ref.end]
+            if why is None and overlapping:
+                # the model may only complete the grammar's reading of the same words: name the law of a
+                # unit the grammar took as internal ("Strahlenschutzverordnung in ihrem § 52")
+                law = _law_key(ref, self.canonical_law)
+                internal = [g for g in overlapping if g.same_document and unit_of(g) == unit_of(ref)]
+                same_law = [
+                    g for g in overlapping if unit_of(g) is None and _law_key(g, self.canonical_law) == law
+                ]
+                completes = not ref.same_document and len(internal) + len(same_law) == len(overlapping)
+                if completes and internal:
+                    replaced.update(id(g) for g in internal)
+                elif not completes:
+                    why = "contradicts the grammar's reading of the same words"
+            if why is None:
                 kept.append(ref)
             else:
-                out.rejected.append((ref, "contradicts the grammar's reading of the same words"))
-        merged = kept
+                out.rejected.append((ref, why))
+        merged = sorted((r for r in kept if id(r) not in replaced), key=lambda r: (r.start, r.item_start))
         out.llm_rejected = len(out.rejected)
         if out.rejected:
             log.info(
@@ -138,8 +147,7 @@ class ReferenceDetector:
                 out.llm_rejected,
                 "; ".join(f"{' '.join(r.mention.split())!r}: {why}" for r, why in out.rejected[:5]),
             )
-        out.llm_duplicates = duplicates
-        out.llm_added = len(merged) - len(grammar)
+        out.llm_added = len(merged) - len(grammar) + len(replaced)
         out.references = merged
         return out
 
