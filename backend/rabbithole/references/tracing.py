@@ -181,7 +181,7 @@ class ReferenceEngine:
         if depth is not None and depth < 0:
             raise InvalidRequestError(f"depth must be at least 0, got {depth}")
         seeds = [TracedPassage(h.chunk, 0, h.similarity, None, h.score) for h in hits]
-        search_document = self._document_search(query, query_vector) if query else None
+        search_document = self.document_search(query, query_vector) if query else None
         return self.expander.expand(
             seeds,
             self.passages.relevance(query_vector),
@@ -191,7 +191,7 @@ class ReferenceEngine:
             search_document=search_document,
         )
 
-    def _document_search(self, query: str, query_vector: np.ndarray) -> SearchDocument:
+    def document_search(self, query: str, query_vector: np.ndarray) -> SearchDocument:
         """The query's best chunks of one document (hybrid search with a document filter), cached per call."""
         found: dict[str, list[Chunk]] = {}
         k = self.expander.limits.section_chunks
