@@ -28,14 +28,42 @@ _NAMED_RE: Final = re.compile(
     r"(?:Dokuments?|document)[ \t]+(?:[\"„“”»«']|&quot;)(?P<name>[^\"„“”»«'\n]{2,80}?)[\"“”«»']"
 )
 #: candidate words: a lower-case compound ending like a law, or any word with "ver..." near its end
-_WORD_RE: Final = re.compile(
-    r"(?<![\w-])(?:[a-zäöüß]{4,}(?:gesetz(?:es|e|s)?|gesetzbuch(?:es|s)?|verordnung)"
-    r"|[A-Za-zÄÖÜäöüß][a-zäöüß]{2,}(?:[vV][a-zäöüß]{6,10}|[a-zäöüß]{0,2}erord[a-zäöüß]{2,6}|[a-zäöüß]{1,2}rordn[a-zäöüß]{1,4}))"
-    r"(?![\w-])"
-)
-_ABBR_CANDIDATE_RE: Final = re.compile(
-    r"(?<![\w-])(?:[A-ZÄÖÜ][A-Za-zÄÖÜäöü]*-)?[A-ZÄÖÜ][A-Za-zÄÖÜäöü]*?(?:G|V|O)(?![\w-])"
-)
+#: Literal triggers of candidate words: "gesetz" (lower-case law names) and the 4-grams of "verordnung"
+#: (one edit touches at most two adjacent letters, so every misspelling keeps one of them).
+_TRIGGER_RE: Final = re.compile("gesetz|vero|Vero|eror|rord|ordn|rdnu|dnun|nung")
+_WORD_AT_RE: Final = re.compile(r"[A-Za-zÄÖÜäöüß]+")
+_LETTER: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyzÄÖÜäöüß")
+
+
+def _candidate_words(text: str) -> list[tuple[int, int]]:
+    """Spans of the words holding a trigger, at least 10 letters, not joined to another by a hyphen."""
+    out: list[tuple[int, int]] = []
+    last_end = -1
+    for m in _TRIGGER_RE.finditer(text):
+        if m.start() < last_end:
+            continue
+        start = m.start()
+        while start > 0 and text[start - 1] in _LETTER:
+            start -= 1
+        word = _WORD_AT_RE.match(text, start)
+        assert word is not None
+        end = word.end()
+        last_end = end
+        if (
+            end - start < 10
+            or (start > 0 and text[start - 1] in "-_")
+            or (end < len(text) and text[end] in "-_")
+        ):
+            continue
+        if (start > 0 and text[start - 1].isalnum()) or (end < len(text) and text[end].isalnum()):
+            continue  # digits glued to it
+        out.append((start, end))
+    return out
+
+
+#: the last letter of a law abbreviation ("AtG", "StrlSchV", "BImSchG"), after another letter
+_ABBR_END_RE: Final = re.compile(r"(?<=[A-Za-zÄÖÜäöü])[GVO](?![\w-])")
+_ABBR_LETTERS: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyzÄÖÜäöü-")
 _LOWER_HEADS: Final = (("gesetzbuch", "gesetzbuch"), ("gesetz", "gesetz"), ("verordnung", "verordnung"))
 _LOWER_INFLECTIONS: Final = ("es", "s", "e", "")
 _GENERIC_STEMS: Final = frozenset(
@@ -142,30 +170,28 @@ def document_mentions(text: str, taken: Sequence[tuple[int, int]]) -> list[Refer
             )
         )
         spans.add(m.start(), m.end())
-    for m in _ABBR_CANDIDATE_RE.finditer(text):
-        token = m.group()
-        if not any(c.islower() for c in token) or spans.overlaps(m.start(), m.end()):
+    for end_match in _ABBR_END_RE.finditer(text):
+        start, end = end_match.start(), end_match.end()
+        while start > 0 and text[start - 1] in _ABBR_LETTERS:
+            start -= 1
+        while start < end and text[start] == "-":
+            start += 1
+        token = text[start:end]
+        if (start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_")) or not token[0].isupper():
             continue
-        if match_abbreviation(text, m.start()) is None:
+        if not any(c.islower() for c in token) or spans.overlaps(start, end):
             continue
-        out.append(
-            Reference(
-                RefType.LAW, token, m.start(), m.end(), m.start(), m.end(), law=token, law_normalized=token
-            )
-        )
-        spans.add(m.start(), m.end())
-    for m in _WORD_RE.finditer(text):
-        word = m.group()
-        if len(word) < 10:
+        abbreviation = match_abbreviation(text, start)
+        if abbreviation is None or abbreviation.end() != end:
             continue
+        out.append(Reference(RefType.LAW, token, start, end, start, end, law=token, law_normalized=token))
+        spans.add(start, end)
+    for start, end in _candidate_words(text):
+        word = text[start:end]
         base = _law_word(word)
-        if base is None or spans.overlaps(m.start(), m.end()):
+        if base is None or spans.overlaps(start, end):
             continue
-        out.append(
-            Reference(
-                RefType.LAW, word, m.start(), m.end(), m.start(), m.end(), law=word, law_normalized=base
-            )
-        )
-        spans.add(m.start(), m.end())
+        out.append(Reference(RefType.LAW, word, start, end, start, end, law=word, law_normalized=base))
+        spans.add(start, end)
     out.sort(key=lambda r: r.start)
     return out
