@@ -9,6 +9,7 @@ import time
 MODULES = (
     "benchmarks.bench_components",
     "benchmarks.bench_grammar",
+    "benchmarks.bench_reference_parsing",
     "benchmarks.bench_ingestion",
     "benchmarks.bench_search",
     "benchmarks.bench_quality",

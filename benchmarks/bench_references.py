@@ -150,13 +150,15 @@ def grammar_mbps() -> str:
 
 
 def _seeded(engine: ReferenceEngine, q: Question, vector: Any, depth: int) -> set[tuple[str, str | None]]:
-    """Sections reached from all chunks of the gold seed section (search left out)."""
+    """Sections reached from all chunks of the gold seed section (search left out; whole-document mentions
+    followed by a search scoped to their document, as in `trace`)."""
     document, section, _ = q.gold[0]
     chunks = engine.passages.section_passages(document, section)
     relevance = engine.passages.relevance(vector)
     scores = relevance(chunks)
     seeds = [TracedPassage(c, 0, scores.get(c.id)) for c in chunks]
-    result = engine.expander.expand(seeds, relevance, max_depth=depth)
+    search_document = engine.document_search(q.text, vector)
+    result = engine.expander.expand(seeds, relevance, max_depth=depth, search_document=search_document)
     return {(p.chunk.document, p.chunk.section) for p in result.passages}
 
 

@@ -60,6 +60,7 @@ __all__ = [
     "PassageSource",
     "Relevance",
     "Resolve",
+    "SearchDocument",
     "TracedPassage",
     "UnresolvedMention",
     "Via",
@@ -105,6 +106,8 @@ Resolve = Callable[[Reference, Citing], ResolvedReference]
 Relevance = Callable[[Sequence[Chunk]], Mapping[str, float]]
 #: (reference, the passage it was found in) -> follow it?
 Gate = Callable[[Reference, TracedPassage], bool]
+#: document -> its chunks most relevant to the query, best first (a search scoped to that document)
+SearchDocument = Callable[[str], Sequence[Chunk]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +137,8 @@ class _Target:
     reference: Reference
     source: TracedPassage
     absaetze: set[str] | None = field(default_factory=set)  # None: the whole section
+    section: str | None = None  # the label followed (one of the resolved reference's labels)
+    whole_document: bool = False  # a reference to a whole document: a search scoped to it
 
 
 @dataclass(slots=True)
@@ -167,7 +172,10 @@ class Expander:
         gate: Gate = follow_all,
         batch_gate: BatchGate | None = None,
         max_depth: int | None = None,
+        search_document: SearchDocument | None = None,
     ) -> ExpansionResult:
+        """``search_document``: how references to a whole document are followed (the query's best chunks
+        of that document); without it they are counted (``stats.document_level``), not followed."""
         limits = self.limits
         depth_limit = limits.max_depth if max_depth is None else max_depth
         stats = ExpansionStats()
@@ -185,8 +193,8 @@ class Expander:
         for depth in range(1, depth_limit + 1):
             if not frontier:
                 break
-            targets = self._targets(frontier, depth, gate, batch_gate, stats, unresolved)
-            candidates = self._candidates(targets, visited, stats)
+            targets = self._targets(frontier, depth, gate, batch_gate, stats, unresolved, search_document)
+            candidates = self._candidates(targets, visited, stats, search_document)
             if relevance is not None and candidates:
                 scores = relevance([c.chunk for c in candidates])
                 for c in candidates:
@@ -227,10 +235,12 @@ class Expander:
         batch_gate: BatchGate | None,
         stats: ExpansionStats,
         unresolved: dict[tuple[str, int, int, Unresolved], UnresolvedMention],
+        search_document: SearchDocument | None = None,
     ) -> list[_Target]:
         """The sections the frontier's references point to, one entry per (document, section), in order
-        of the frontier (most relevant source first) and of the text."""
-        found: list[tuple[Reference, ResolvedReference, TracedPassage]] = []
+        of the frontier (most relevant source first) and of the text. A reference to a whole other
+        document is a target (document, "") when ``search_document`` is given."""
+        found: list[tuple[Reference, ResolvedReference, TracedPassage, str]] = []
         requests: dict[tuple[str, int, str, str], GateRequest] = {}
         for source in frontier:
             stats.scanned += 1
@@ -244,24 +254,33 @@ class Expander:
                     if key not in unresolved:
                         unresolved[key] = UnresolvedMention.of(chunk, resolved)
                     continue
-                if resolved.document is None or resolved.section is None:
-                    stats.document_level += 1
+                if resolved.document is None:
                     continue
-                found.append((ref, resolved, source))
-                request_key = (chunk.id, ref.start, resolved.document, resolved.section)
+                labels = resolved.labels
+                if not labels:
+                    stats.document_level += 1
+                    if search_document is None or resolved.document == chunk.document:
+                        continue
+                    labels = ("",)  # the whole document: followed by a search scoped to it
+                found.extend((ref, resolved, source, label) for label in labels)
+                request_key = (chunk.id, ref.start, resolved.document, resolved.section or "")
                 requests.setdefault(request_key, GateRequest(ref, resolved, source))
         followed = self._decide(list(requests.values()), depth, gate, batch_gate)
         stats.followed += len(followed)
         stats.gated += len(requests) - len(followed)
         targets: dict[tuple[str, str], _Target] = {}
-        for ref, resolved, source in found:
-            assert resolved.document is not None and resolved.section is not None
-            if (source.chunk.id, ref.start, resolved.document, resolved.section) not in followed:
+        for ref, resolved, source, label in found:
+            assert resolved.document is not None
+            if (source.chunk.id, ref.start, resolved.document, resolved.section or "") not in followed:
                 continue
-            doc_section = (resolved.document, resolved.section)
+            doc_section = (resolved.document, label)
             target = targets.get(doc_section)
             if target is None:
-                target = targets[doc_section] = _Target(resolved, ref, source)
+                target = targets[doc_section] = _Target(
+                    resolved, ref, source, section=label or None, whole_document=not label
+                )
+            if target.whole_document or len(resolved.labels) > 1:
+                target.absaetze = None
             if target.absaetze is not None:
                 absatz = self._absatz_of(ref, resolved, source.chunk)
                 if absatz is None or ref.type is RefType.ANNEX:
@@ -282,8 +301,8 @@ class Expander:
         out: set[tuple[str, int, str, str]] = set()
         for i in chosen:
             r = requests[i]
-            assert r.target.document is not None and r.target.section is not None
-            out.add((r.source.id, r.reference.start, r.target.document, r.target.section))
+            assert r.target.document is not None
+            out.add((r.source.id, r.reference.start, r.target.document, r.target.section or ""))
         return out
 
     def _absatz_of(self, ref: Reference, resolved: ResolvedReference, citing: Chunk) -> str | None:
@@ -298,16 +317,27 @@ class Expander:
         return absatz_at(siblings, citing, ref.start)
 
     def _candidates(
-        self, targets: Sequence[_Target], visited: set[str], stats: ExpansionStats
+        self,
+        targets: Sequence[_Target],
+        visited: set[str],
+        stats: ExpansionStats,
+        search_document: SearchDocument | None = None,
     ) -> list[_Candidate]:
         """New chunks of the targets' sections: those holding the cited Absätze, else all (trimmed to
-        ``section_chunks`` per target once their relevance is known)."""
+        ``section_chunks`` per target once their relevance is known); for a whole document, the best
+        chunks of a search scoped to it."""
         out: list[_Candidate] = []
         offered: set[str] = set()
         for target in targets:
-            document, section = target.resolved.document, target.resolved.section
-            assert document is not None and section is not None
-            chunks = list(self.passages.section_passages(document, section))
+            document, section = target.resolved.document, target.section
+            assert document is not None
+            if target.whole_document:
+                if search_document is None:
+                    continue
+                chunks = list(search_document(document))
+            else:
+                assert section is not None
+                chunks = list(self.passages.section_passages(document, section))
             chosen = absatz_chunks(chunks, target.absaetze) if target.absaetze else []
             if chosen and chunks[0] not in chosen:
                 chosen.insert(0, chunks[0])  # the section's opening: its heading and first Absatz

@@ -20,7 +20,7 @@ import numpy as np
 
 from rabbithole.core.config import ReferenceSettings
 from rabbithole.core.errors import InvalidRequestError
-from rabbithole.core.models import SearchHit
+from rabbithole.core.models import Chunk, SearchHit
 from rabbithole.references.expansion import (
     BatchGate,
     Detect,
@@ -28,13 +28,15 @@ from rabbithole.references.expansion import (
     ExpansionLimits,
     ExpansionResult,
     Gate,
+    SearchDocument,
     TracedPassage,
     UnresolvedMention,
     follow_all,
 )
 from rabbithole.references.grammar import detect_references
-from rabbithole.references.resolver import ReferenceResolver, SectionIndex
+from rabbithole.references.resolver import SectionIndex
 from rabbithole.references.store_adapter import CollectionPassages
+from rabbithole.retrieval.filters import SearchFilters
 
 if TYPE_CHECKING:
     from rabbithole.catalog.repository import Catalog
@@ -118,8 +120,9 @@ class ReferenceEngine:
         self.registry = registry
         self.vectors = vectors
         self.passages = CollectionPassages(collection, catalog, vectors)
-        self.sections = SectionIndex(self.passages.section_labels)
-        self.resolver = ReferenceResolver(self.registry, self.sections)
+        self.resolver = self.passages.resolver(self.registry)
+        assert self.resolver.sections is not None
+        self.sections: SectionIndex = self.resolver.sections
         self.expander = Expander(
             detect or detect_references,
             self.resolver.resolve,
@@ -156,7 +159,7 @@ class ReferenceEngine:
         hits = searcher.search(query, self.collection, k=k, query_vector=query_vector)
         timings["search"] = time.perf_counter() - t
         t = time.perf_counter()
-        result = self.expand(hits, query_vector, depth=depth, gate=gate, batch_gate=batch_gate)
+        result = self.expand(hits, query_vector, depth=depth, gate=gate, batch_gate=batch_gate, query=query)
         timings["expand"] = time.perf_counter() - t
         timings["total"] = time.perf_counter() - started
         return Trace(query, self.collection, result, timings)
@@ -169,16 +172,40 @@ class ReferenceEngine:
         depth: int | None = None,
         gate: Gate = follow_all,
         batch_gate: BatchGate | None = None,
+        query: str | None = None,
     ) -> ExpansionResult:
         """Follow the references of search ``hits`` of this collection (seeds), ranked by relevance to
-        ``query_vector``; ``depth`` hops (default settings.max_depth)."""
+        ``query_vector``; ``depth`` hops (default settings.max_depth). With the ``query`` text, references
+        to a whole document ("nach dem Atomgesetz", "StrlSchG") are followed by a search for it scoped to
+        that document (its ``section_chunks`` best chunks); without it they are counted, not followed."""
         if depth is not None and depth < 0:
             raise InvalidRequestError(f"depth must be at least 0, got {depth}")
         seeds = [TracedPassage(h.chunk, 0, h.similarity, None, h.score) for h in hits]
+        search_document = self.document_search(query, query_vector) if query else None
         return self.expander.expand(
             seeds,
             self.passages.relevance(query_vector),
             gate=gate,
             batch_gate=batch_gate,
             max_depth=depth,
+            search_document=search_document,
         )
+
+    def document_search(self, query: str, query_vector: np.ndarray) -> SearchDocument:
+        """The query's best chunks of one document (hybrid search with a document filter), cached per call."""
+        found: dict[str, list[Chunk]] = {}
+        k = self.expander.limits.section_chunks
+
+        def search(document: str) -> list[Chunk]:
+            if document not in found:
+                hits = self.searcher.search(
+                    query,
+                    self.collection,
+                    k=k,
+                    filters=SearchFilters.create(documents=document),
+                    query_vector=query_vector,
+                )
+                found[document] = [h.chunk for h in hits]
+            return found[document]
+
+        return search

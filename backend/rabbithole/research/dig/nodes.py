@@ -102,6 +102,7 @@ async def follow_references(state: DigState, runtime: Runtime[ResearchContext]) 
             by_collection[seed.collection].append(seed.chunk_id)
         scores = {s.chunk_id: s for s in state["seeds"]}
         vector = ctx.searcher.embed_query(f"{task.title}\n{anchor.question}")
+        scoped_query = (task.corpus_queries or task.queries or [task.title])[0]
         out: list[Passage] = []
         for collection, ids in by_collection.items():
             engine = ctx.reference_engine(collection)
@@ -112,7 +113,11 @@ async def follow_references(state: DigState, runtime: Runtime[ResearchContext]) 
                 if i in chunks
             ]
             result = engine.expand(
-                hits, vector, depth=ctx.depth, batch_gate=functools.partial(gate, engine=engine)
+                hits,
+                vector,
+                depth=ctx.depth,
+                batch_gate=functools.partial(gate, engine=engine),
+                query=scoped_query,  # whole-document mentions are followed by a search scoped to it
             )
             out.extend(from_expansion(result))
         return out
