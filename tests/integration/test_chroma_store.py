@@ -268,10 +268,11 @@ def test_persistence_across_processes(tmp_path: Path) -> None:
 
 
 def test_store_errors_are_wrapped(tmp_path: Path) -> None:
-    blocker = tmp_path / "data"
-    blocker.write_text("a file where a folder should be")
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "chroma").write_text("a file where the vector store's folder should be")
     with pytest.raises(StoreError, match="cannot open the vector store"):
-        ChromaStore.from_settings(StorageSettings(data_dir=blocker))
+        ChromaStore.from_settings(StorageSettings(data_dir=data))
 
 
 def _free_port() -> int:
