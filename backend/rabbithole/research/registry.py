@@ -22,6 +22,10 @@ from rabbithole.core.errors import RunNotFoundError
 from rabbithole.research.models import ResearchResult, RunMode, RunStatus, RunSummary
 
 
+class _Keep:
+    """Marker: leave the error column as it is."""
+
+
 def utcnow() -> datetime:
     return datetime.now(UTC)
 
@@ -161,10 +165,10 @@ class RunRegistry:
         status: RunStatus | None = None,
         phase: str | None = None,
         language: str | None = None,
-        error: str | type[_Keep] | None = None,
+        error: str | type[_Keep] | None = _Keep,
         result: ResearchResult | None = None,
     ) -> None:
-        """Set the given fields (``error=None`` clears it unless ``_Keep`` is passed)."""
+        """Set the given fields; ``error`` is left as it is unless given (None clears it)."""
         with self._sessions.begin() as session:
             row = session.get(RunRow, run_id)
             if row is None:
@@ -187,10 +191,3 @@ class RunRegistry:
             if row is None:
                 raise RunNotFoundError(run_id)
             session.delete(row)
-
-
-class _Keep:
-    """Marker: leave the error column as it is."""
-
-
-KEEP = _Keep
