@@ -106,27 +106,27 @@ _MISSPELT_LENGTHS: Final = sorted({len(w) for w in _MISSPELT}, reverse=True)
 
 
 class _Taken:
-    """Spans already taken, for overlap checks in O(log n) (spans are added in any order)."""
+    """Spans already taken, for overlap checks in O(log n): the grammar's (sorted once, with running
+    maximum ends) and the ones added here (disjoint, kept sorted)."""
 
     def __init__(self, spans: Sequence[tuple[int, int]]) -> None:
         self.spans = sorted(spans)
         self.max_end: list[int] = []
-        self._rebuild()
-
-    def _rebuild(self) -> None:
         running = -1
-        self.max_end = []
         for _s, e in self.spans:
             running = max(running, e)
             self.max_end.append(running)
+        self.added: list[tuple[int, int]] = []
 
     def overlaps(self, start: int, end: int) -> bool:
         i = bisect.bisect_left(self.spans, (end, -1))  # spans starting before ``end``
-        return i > 0 and self.max_end[i - 1] > start
+        if i > 0 and self.max_end[i - 1] > start:
+            return True
+        j = bisect.bisect_left(self.added, (end, -1))
+        return j > 0 and self.added[j - 1][1] > start
 
     def add(self, start: int, end: int) -> None:
-        bisect.insort(self.spans, (start, end))
-        self._rebuild()
+        bisect.insort(self.added, (start, end))
 
 
 def _law_word(word: str) -> str | None:

@@ -12,8 +12,10 @@ catalog and the vector store are in :mod:`rabbithole.references.store_adapter`.
   is followed to the chunks of that section; when it names Absätze ("§ 5 Absatz 26") the chunks holding
   them (told apart by "(26)" at a line start) and the section's opening chunk (heading, first Absatz) are
   taken, else (no Absatz named, or no marks found) the section's ``section_chunks`` most relevant chunks.
-  A bare "Satz 2"/"Nummer 3" points into the Absatz it stands in. References to a whole document
-  ("nach dem Atomgesetz") are counted, not followed.
+  A bare "Satz 2"/"Nummer 3" points into the Absatz it stands in. A range with inserted sections or a
+  division ("Teil 4 Kapitel 2") is followed to every section it covers. References to a whole other document
+  ("nach dem Atomgesetz", "StrlSchG") are followed through ``search_document`` (the query's best chunks of
+  that document) when it is given, else counted, not followed.
 * **Order and limits**: per depth, all candidates are ranked by relevance (cosine similarity of the
   passage to the query) and taken best first while the token budget (``Chunk.token_count``) lasts, at most
   ``per_document_limit`` reached passages per document; a candidate below ``min_relevance`` is dropped,
