@@ -24,7 +24,10 @@ Measured:
      that is not in it. Goal 0.
    - gold recall: gold (document, section) pairs among the retrieved passages, German and English apart;
      depth 0 is the baseline of the default depth.
-   - assessment accuracy: ``result.answerable`` against the question's ``answerable`` flag.
+   - assessment accuracy: ``result.answerable`` against the question's ``answerable`` flag. The fake model
+     judges every question answerable and never asks for live data, so against it this measures only the
+     retrieval side of the decision (best similarity below ``research.assess_floor`` declines); a real
+     model's judgement decides between the floor and ``research.assess_clear``.
    A run that fails counts as finding no gold section and judging wrongly; it is listed and counted.
 
 --quick: one question per language and kind (8 of 24) and no depth-0 pass of the call count; goals are
@@ -619,6 +622,10 @@ async def measure_dev(
     goals.append(Goal("citations outside the retrieved set = 0", outside == 0 and quotes > 0,
                       f"{outside} of {sum(s.citations for s in scores)} citations"))  # fmt: skip
     goals.append(Goal("every dev-set run finishes", failed == 0, f"{failed} of {2 * len(questions)} failed"))
+    print(
+        "(assessment: the fake model judges every question answerable; only retrieval below "
+        f"research.assess_floor = {services.settings.research.assess_floor} declines here)"
+    )
     for lang in ("de", "en"):
         d0 = [s for s in scores if s.depth == "0" and s.question.lang == lang]
         dd = [s for s in default if s.question.lang == lang]
