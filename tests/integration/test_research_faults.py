@@ -86,7 +86,7 @@ async def test_a_timeout_stops_the_run_with_a_clear_error(
     llm = fake_ollama.settings().model_copy(update={"request_timeout_s": 1.0})
     services = Services(sample_index.settings.model_copy(update={"llm": llm}), share_with=sample_index)
     async with services:
-        fake_ollama.fault("latency", delay_ms=4000, times=1)
+        fake_ollama.fault("latency", delay_ms=4000, times=3)  # the call and both transport retries
         runner = ResearchRunner(services)
         record = runner.create(QUESTION, ["sample"], "quick", QUICK)
         with pytest.raises(RunFailedError, match="--resume") as failure:

@@ -52,7 +52,7 @@ def extract(*findings: SimpleNamespace, depth: int = 0) -> list:  # type: ignore
         [p],
         {("sample", "StrlSchG.pdf"): PAGES},
         task_id="t2",
-        first_index=1,
+        id_prefix="t2-b1",
         anchor=ANCHOR,
         settings=ResearchSettings(),
     )
@@ -66,7 +66,8 @@ def test_every_quote_is_the_page_text_at_its_offsets() -> None:
     for e in evidence:
         page = {p.number: p.text for p in PAGES}[e.page]
         assert page[e.start : e.end] == e.quote
-    assert [e.id for e in evidence] == [f"t2-e{i}" for i in range(1, len(evidence) + 1)]
+    assert [e.id for e in evidence] == [f"t2-b1-e{i}" for i in range(1, len(evidence) + 1)]
+    assert all(e.task_id == "t2" for e in evidence)
 
 
 def test_a_run_across_pages_gives_one_quote_per_page() -> None:

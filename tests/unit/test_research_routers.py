@@ -8,7 +8,7 @@ from rabbithole.core.config import ResearchSettings
 from rabbithole.research.clarify import routers as clarify
 from rabbithole.research.dig import routers as dig
 from rabbithole.research.dig.selection import batches_of, select_passages
-from rabbithole.research.models import ClarificationRound, Passage, QualityScores, TaskSpec
+from rabbithole.research.models import ClarificationRound, Passage, QualityScores, QueryAnchor, TaskSpec
 from rabbithole.research.synthesis import routers as synthesis
 
 SETTINGS = ResearchSettings(max_clarify_rounds=3)
@@ -57,10 +57,18 @@ def test_dig_plans_queries_only_when_missing() -> None:
     assert dig.start(same) == "search"
 
 
-def test_extraction_loops_over_batches() -> None:
-    assert dig.after_extract({"cursor": 1, "batches": [["a"], ["b"]]}) == "extract"  # type: ignore[typeddict-item]
-    assert dig.after_extract({"cursor": 2, "batches": [["a"], ["b"]]}) == "summarize"  # type: ignore[typeddict-item]
-    assert dig.after_follow({"batches": []}) == "summarize"  # type: ignore[typeddict-item]
+def test_one_extraction_call_per_batch_in_parallel() -> None:
+    base: Any = {
+        "task": task(["a"], []),
+        "anchor": QueryAnchor(question="q", language="de"),
+        "language": "de",
+        "passages": [passage("p1", 0, 0.5), passage("p2", 0, 0.5), passage("p3", 1, 0.4)],
+    }
+    sends = dig.to_extraction({**base, "batches": [["p1", "p2"], ["p3"]]})
+    assert isinstance(sends, list) and [s.node for s in sends] == ["extract", "extract"]
+    assert [[p.chunk_id for p in s.arg["batch"]] for s in sends] == [["p1", "p2"], ["p3"]]
+    assert [s.arg["batch_index"] for s in sends] == [0, 1]
+    assert dig.to_extraction({**base, "batches": []}) == "summarize"
 
 
 def quality(passed: bool) -> QualityScores:

@@ -264,7 +264,9 @@ class ResearchSettings(BaseModel):
     min_tasks: int = Field(3, ge=1, le=15, description="Tasks a proposed plan has at least.")
     max_tasks: int = Field(5, ge=1, le=15, description="Tasks a proposed plan has at most.")
     task_limit: int = Field(15, ge=1, le=15, description="Tasks an edited plan may have at most.")
-    concurrency: int = Field(4, ge=1, le=32, description="Tasks dug in parallel.")
+    concurrency: int = Field(
+        5, ge=1, le=32, description="Tasks dug (and a task's extraction calls made) in parallel."
+    )
     k: int = Field(5, ge=1, le=100, description="Search hits per query and collection when digging.")
     queries_per_task: int = Field(3, ge=1, le=10, description="Search queries per task and language.")
     max_passages: int = Field(24, ge=1, le=500, description="Passages per task read by extraction at most.")

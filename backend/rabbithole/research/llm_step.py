@@ -1,20 +1,24 @@
 """One structured LLM call of a graph node: the answer, or ``None`` with a warning when the model's output
 stays invalid after the retries, and the number of requests it took (for ``llm_calls``).
 
-``LLMUnavailableError`` (Ollama down, too slow) and a prompt that does not fit are not caught: the run stops
-in its error state and resumes from its last checkpoint. What a node does with ``None`` is its own
-documented deterministic default (or, where nothing can replace the output, a ``RunFailedError``).
+A prompt that does not fit the context window is treated like invalid output (``None`` and a warning). A
+transport failure (Ollama unreachable, a connection that broke off, a timeout) is retried twice after a
+short pause; if it persists, the ``LLMError`` propagates and the run stops in its error state, resumable from
+its last checkpoint. What a node does with ``None`` is its own documented deterministic default (or, where
+nothing can replace the output, a ``RunFailedError``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from pydantic import BaseModel
 
-from rabbithole.core.errors import LLMOutputError
+from rabbithole.core.errors import ContextWindowExceededError, LLMError, LLMOutputError
 from rabbithole.llm.structured import agenerate_structured, generate_structured
 
 if TYPE_CHECKING:
@@ -36,27 +40,56 @@ class StepResult(Generic[T]):
         return {self.kind: self.requests}
 
 
+#: Pauses before the retries of a transport failure (seconds).
+TRANSIENT_PAUSES = (1.0, 3.0)
+
+
 def _failed(kind: str, exc: LLMOutputError, requests: int) -> StepResult[T]:
     log.warning("%s: %s", kind, exc)
     return StepResult(None, kind, requests, [f"{kind}: the model's output stayed invalid ({exc})"])
 
 
+def _too_long(kind: str, exc: ContextWindowExceededError, requests: int) -> StepResult[T]:
+    log.warning("%s: %s", kind, exc)
+    return StepResult(None, kind, requests, [f"{kind}: the prompt did not fit the context window ({exc})"])
+
+
 async def ask(llm: LLMClient, kind: str, schema: type[T], messages: MessagesInput) -> StepResult[T]:
     """Async structured call; see the module docstring."""
-    try:
-        result = await agenerate_structured(llm, schema, messages)
-    except LLMOutputError as exc:
-        return _failed(kind, exc, 1 + llm.settings.structured_retries)
-    return StepResult(result.value, kind, result.attempts)
+    failed = 0
+    while True:
+        try:
+            result = await agenerate_structured(llm, schema, messages)
+        except LLMOutputError as exc:
+            return _failed(kind, exc, failed + 1 + llm.settings.structured_retries)
+        except ContextWindowExceededError as exc:
+            return _too_long(kind, exc, failed)
+        except LLMError:
+            if failed >= len(TRANSIENT_PAUSES):
+                raise
+            await asyncio.sleep(TRANSIENT_PAUSES[failed])
+            failed += 1
+            continue
+        return StepResult(result.value, kind, failed + result.attempts)
 
 
 def ask_sync(llm: LLMClient, kind: str, schema: type[T], messages: MessagesInput) -> StepResult[T]:
     """The same from a worker thread (the reference gate runs inside expansion)."""
-    try:
-        result = generate_structured(llm, schema, messages)
-    except LLMOutputError as exc:
-        return _failed(kind, exc, 1 + llm.settings.structured_retries)
-    return StepResult(result.value, kind, result.attempts)
+    failed = 0
+    while True:
+        try:
+            result = generate_structured(llm, schema, messages)
+        except LLMOutputError as exc:
+            return _failed(kind, exc, failed + 1 + llm.settings.structured_retries)
+        except ContextWindowExceededError as exc:
+            return _too_long(kind, exc, failed)
+        except LLMError:
+            if failed >= len(TRANSIENT_PAUSES):
+                raise
+            time.sleep(TRANSIENT_PAUSES[failed])
+            failed += 1
+            continue
+        return StepResult(result.value, kind, failed + result.attempts)
 
 
 def merge_counts(left: dict[str, int] | None, right: dict[str, int] | None) -> dict[str, int]:

@@ -51,7 +51,7 @@ class Passage(BaseModel):
 class Evidence(BaseModel):
     """A verified finding: the model's statement of a fact and the sentences it chose, cut from the page."""
 
-    id: str = Field(description='Stable within the run, e.g. "t2-e5".')
+    id: str = Field(description='Stable within the run: task, extraction batch, position ("t2-b1-e5").')
     task_id: str
     chunk_id: str
     collection: str

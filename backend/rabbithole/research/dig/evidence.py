@@ -24,7 +24,7 @@ def evidence_from_findings(
     pages: Mapping[tuple[str, str], Sequence[PageText]],
     *,
     task_id: str,
-    first_index: int,
+    id_prefix: str,
     anchor: QueryAnchor,
     settings: ResearchSettings,
 ) -> list[Evidence]:
@@ -57,7 +57,7 @@ def evidence_from_findings(
                 )
                 out.append(
                     Evidence(
-                        id=f"{task_id}-e{first_index + len(out)}",
+                        id=f"{id_prefix}-e{len(out) + 1}",
                         task_id=task_id,
                         chunk_id=passage.chunk_id,
                         collection=passage.collection,
@@ -88,3 +88,9 @@ def _quotes(run: Sequence[NumberedSentence], pages: Sequence[PageText]) -> list[
         return quotes_from_run(run, pages)
     except ValueError:
         return []
+
+
+def evidence_order(evidence: Evidence) -> tuple[int, ...]:
+    """Sort key of evidence ids like "t2-b1-e3": batch, then position (ids of other shapes last)."""
+    numbers = [int(part[1:]) for part in evidence.id.split("-")[1:] if part[1:].isdigit()]
+    return tuple(numbers) if numbers else (1_000_000,)

@@ -1,6 +1,6 @@
 """The dig subgraph, one per task (a Send from the run graph).
 
-[make_queries] -> search -> follow_references -> extract (one call per batch, looping) -> summarize
+[make_queries] -> search -> follow_references -> extract x batches (Send, in parallel) -> summarize
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def build_dig_graph() -> Any:
     builder.add_conditional_edges(START, routers.start, ["make_queries", "search"])
     builder.add_edge("make_queries", "search")
     builder.add_edge("search", "follow_references")
-    builder.add_conditional_edges("follow_references", routers.after_follow, ["extract", "summarize"])
-    builder.add_conditional_edges("extract", routers.after_extract, ["extract", "summarize"])
+    builder.add_conditional_edges("follow_references", routers.to_extraction, ["extract", "summarize"])
+    builder.add_edge("extract", "summarize")
     builder.add_edge("summarize", END)
     return builder.compile()

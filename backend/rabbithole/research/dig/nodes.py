@@ -16,10 +16,10 @@ from rabbithole.references.expansion import GateRequest
 from rabbithole.research import events
 from rabbithole.research.context import ResearchContext
 from rabbithole.research.dig import prompts
-from rabbithole.research.dig.evidence import evidence_from_findings
+from rabbithole.research.dig.evidence import evidence_from_findings, evidence_order
 from rabbithole.research.dig.schemas import TaskQueries, TaskSummaryDraft, extraction_schema, gate_schema
 from rabbithole.research.dig.selection import batches_of, select_passages
-from rabbithole.research.dig.state import DigState
+from rabbithole.research.dig.state import DigState, ExtractInput
 from rabbithole.research.evidence.numbering import number_passages, render_numbered
 from rabbithole.research.llm_step import StepResult, ask, ask_sync, merge_counts
 from rabbithole.research.models import Passage, TaskResult, TaskSummary
@@ -27,6 +27,8 @@ from rabbithole.research.passages import from_expansion, from_hit, merge_hits
 
 #: Candidate references judged in one gate call at most (the prompt stays small); more are followed.
 MAX_GATED = 60
+#: Tokens of the gate prompt kept for the instructions, the task, the output schema and a margin.
+GATE_RESERVE = 1200
 
 
 async def make_queries(state: DigState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
@@ -67,16 +69,23 @@ async def follow_references(state: DigState, runtime: Runtime[ResearchContext]) 
     task, anchor = state["task"], state["anchor"]
     events.task_progress(task.id, "following_references")
     counts: dict[str, int] = {}
-    warnings: list[str] = [*state.get("task_warnings", [])]
+    warnings: list[str] = []
     judged: list[dict[str, Any]] = []
 
     def gate(depth: int, all_requests: Sequence[GateRequest], *, engine: Any) -> set[int]:
-        requests = all_requests[:MAX_GATED]  # the rest (from the least relevant passages) is followed
-        headings = [_heading(engine, r) for r in requests]
-        schema = gate_schema(len(requests))
-        step: StepResult[Any] = ask_sync(
-            ctx.llm, "gate", schema, prompts.gate_prompt(task, anchor, requests, headings)
-        )
+        # as many candidates as fit one prompt (most relevant passages first); the rest is followed
+        lines: list[str] = []
+        room = ctx.llm.window.budget - GATE_RESERVE
+        for i, r in enumerate(all_requests[:MAX_GATED]):
+            line = prompts.gate_line(i, r, _heading(engine, r))
+            room -= ctx.llm.window.count_text(line) + 2
+            if room < 0:
+                break
+            lines.append(line)
+        if not lines:
+            return set(range(len(all_requests)))
+        schema = gate_schema(len(lines))
+        step: StepResult[Any] = ask_sync(ctx.llm, "gate", schema, prompts.gate_prompt(task, anchor, lines))
         counts.update(merge_counts(counts, step.counts()))
         warnings.extend(f"{w} (references at depth {depth} followed)" for w in step.warnings)
         follow = set(range(len(all_requests)))
@@ -126,7 +135,7 @@ async def follow_references(state: DigState, runtime: Runtime[ResearchContext]) 
     for item in judged:
         if item["follow"]:
             events.emit("reference_followed", task_id=task.id, **item)
-    for w in warnings[len(state.get("task_warnings", [])) :]:
+    for w in warnings:
         events.warning(w)
     passages = select_passages(reached, ctx.settings.max_passages, ctx.settings.min_passage_relevance)
     budget = min(ctx.settings.extract_batch_tokens, max(200, ctx.llm.window.budget - 1200))
@@ -145,8 +154,6 @@ async def follow_references(state: DigState, runtime: Runtime[ResearchContext]) 
         "followed": followed,
         "skipped": len(judged) - followed,
         "batches": batches,
-        "cursor": 0,
-        "evidence": [],
         "task_warnings": warnings,
         "llm_calls": counts,
     }
@@ -160,45 +167,36 @@ def _heading(engine: Any, request: GateRequest) -> str:
     return str(chunks[0].heading) if chunks else ""
 
 
-async def extract(state: DigState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
+async def extract(state: ExtractInput, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
     """LLM: one batch of passages with numbered sentences -> findings with the sentence numbers that state
     them; quotes cut from the page text by offsets (invalid output: no evidence from this batch)."""
     ctx = runtime.context
-    task = state["task"]
-    cursor = state.get("cursor", 0)
-    ids = state["batches"][cursor]
-    by_id = {p.chunk_id: p for p in state["passages"]}
-    batch = [by_id[i] for i in ids if i in by_id]
-    events.task_progress(task.id, "extracting", batch=cursor + 1, batches=len(state["batches"]))
+    task, batch, index = state["task"], state["batch"], state["batch_index"]
+    events.task_progress(task.id, "extracting", batch=index + 1)
     table = number_passages(batch)
-    warnings = list(state.get("task_warnings", []))
-    evidence = list(state.get("evidence", []))
-    counts: dict[str, int] = {}
-    if table:
-        schema = extraction_schema([s.number for s in table])
-        messages = prompts.extraction_prompt(
-            task, state["anchor"], render_numbered(batch, table), state["language"]
+    if not table:
+        return {}
+    schema = extraction_schema([s.number for s in table])
+    messages = prompts.extraction_prompt(
+        task, state["anchor"], render_numbered(batch, table), state["language"]
+    )
+    step = await ask(ctx.llm, "extract", schema, messages)
+    for w in step.warnings:
+        events.warning(w)
+    evidence = []
+    if step.value is not None:
+        pages = await asyncio.to_thread(_pages_of, ctx, batch)
+        evidence = evidence_from_findings(
+            step.value.findings,  # type: ignore[attr-defined]
+            table,
+            batch,
+            pages,
+            task_id=task.id,
+            id_prefix=f"{task.id}-b{index + 1}",
+            anchor=state["anchor"],
+            settings=ctx.settings,
         )
-        step = await ask(ctx.llm, "extract", schema, messages)
-        counts = step.counts()
-        warnings.extend(step.warnings)
-        for w in step.warnings:
-            events.warning(w)
-        if step.value is not None:
-            pages = await asyncio.to_thread(_pages_of, ctx, batch)
-            evidence.extend(
-                evidence_from_findings(
-                    step.value.findings,  # type: ignore[attr-defined]
-                    table,
-                    batch,
-                    pages,
-                    task_id=task.id,
-                    first_index=len(evidence) + 1,
-                    anchor=state["anchor"],
-                    settings=ctx.settings,
-                )
-            )
-    return {"cursor": cursor + 1, "evidence": evidence, "task_warnings": warnings, "llm_calls": counts}
+    return {"evidence": evidence, "task_warnings": step.warnings, "llm_calls": step.counts()}
 
 
 def _pages_of(ctx: ResearchContext, batch: Sequence[Passage]) -> dict[tuple[str, str], list[PageText]]:
@@ -213,7 +211,7 @@ def _pages_of(ctx: ResearchContext, batch: Sequence[Passage]) -> dict[tuple[str,
 async def summarize(state: DigState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
     """LLM: the task's findings, gaps and related findings (invalid output: the findings' own statements)."""
     task = state["task"]
-    evidence = state.get("evidence", [])
+    evidence = sorted(state.get("evidence", []), key=evidence_order)
     warnings = list(state.get("task_warnings", []))
     counts: dict[str, int] = {}
     if evidence:

@@ -32,23 +32,23 @@ def queries_prompt(
     return [SystemMessage(system), HumanMessage(_task_line(task, anchor))]
 
 
-def gate_prompt(
-    task: TaskSpec, anchor: QueryAnchor, requests: Sequence[GateRequest], headings: Sequence[str]
-) -> list[BaseMessage]:
+def gate_line(index: int, request: GateRequest, heading: str) -> str:
+    """One candidate reference as the gate sees it: where it stands, what it says, where it points."""
+    src = request.source.chunk
+    target = f"{request.target.document} {request.target.section or '(whole document)'}"
+    if heading:
+        target += f" ({heading})"
+    mention = " ".join(request.reference.mention.split())
+    return f'[{index}] in {src.document} {src.section or ""}: "{mention}" -> {target}'
+
+
+def gate_prompt(task: TaskSpec, anchor: QueryAnchor, lines: Sequence[str]) -> list[BaseMessage]:
     system = (
         "Passages found for a research task cite other sections. Decide for each numbered reference whether "
         "following it helps answer the task (definitions, conditions, limits, procedures, exceptions the "
         "passage relies on) or not (unrelated procedure, formal or transitional provisions). Judge every "
         "reference; give a short reason."
     )
-    lines = []
-    for i, (r, heading) in enumerate(zip(requests, headings, strict=True)):
-        src = r.source.chunk
-        target = f"{r.target.document} {r.target.section}" + (f" ({heading})" if heading else "")
-        lines.append(
-            f"[{i}] in {src.document} {src.section or ''}: "
-            f'"{" ".join(r.reference.mention.split())}" -> {target}'
-        )
     user = f"{_task_line(task, anchor)}\n\nReferences:\n" + "\n".join(lines)
     return [SystemMessage(system), HumanMessage(user)]
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from langgraph.types import Send
+
 from rabbithole.research.dig.state import DigInput, DigState
 
 
@@ -14,9 +16,22 @@ def start(state: DigInput) -> Literal["make_queries", "search"]:
     return "make_queries" if not task.queries or missing_corpus else "search"
 
 
-def after_extract(state: DigState) -> Literal["extract", "summarize"]:
-    return "extract" if state.get("cursor", 0) < len(state.get("batches", [])) else "summarize"
-
-
-def after_follow(state: DigState) -> Literal["extract", "summarize"]:
-    return "extract" if state.get("batches") else "summarize"
+def to_extraction(state: DigState) -> list[Send] | Literal["summarize"]:
+    """One extraction call per batch, in parallel; none: straight to the summary."""
+    batches = state.get("batches", [])
+    if not batches:
+        return "summarize"
+    by_id = {p.chunk_id: p for p in state.get("passages", [])}
+    return [
+        Send(
+            "extract",
+            {
+                "task": state["task"],
+                "anchor": state["anchor"],
+                "language": state["language"],
+                "batch": [by_id[i] for i in ids if i in by_id],
+                "batch_index": index,
+            },
+        )
+        for index, ids in enumerate(batches)
+    ]

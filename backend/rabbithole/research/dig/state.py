@@ -30,6 +30,15 @@ class DigState(DigInput, DigOutput, total=False):
     followed: int
     skipped: int
     batches: list[list[str]]  # chunk ids per extraction call
-    cursor: int  # next batch
-    evidence: list[Evidence]
-    task_warnings: list[str]
+    evidence: Annotated[list[Evidence], operator.add]  # from every batch
+    task_warnings: Annotated[list[str], operator.add]
+
+
+class ExtractInput(TypedDict):
+    """One extraction call (a Send per batch, so a task's batches run in parallel)."""
+
+    task: TaskSpec
+    anchor: QueryAnchor
+    language: str
+    batch: list[Passage]
+    batch_index: int
