@@ -6,6 +6,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -15,6 +16,12 @@ from fixtures.pdfs import build_corrupt_pdf, build_legal_pdf, build_report_pdf
 from rabbithole.api.main import create_app
 from rabbithole.core.config import load_settings
 from rabbithole.services import Services
+
+
+def _get(url: str, **kwargs: Any) -> httpx.Response:
+    """GET with a generous timeout: the first search loads the embedding model, which on a loaded machine
+    takes longer than httpx's default 5 s (a guard against hanging, not a speed check)."""
+    return httpx.get(url, timeout=120.0, **kwargs)
 
 
 def _free_port() -> int:
@@ -51,22 +58,22 @@ def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def test_health(api: str) -> None:
-    body = httpx.get(f"{api}/health").json()
+    body = _get(f"{api}/health").json()
     assert body["status"] == "ok"
     assert body["collections"] == 1
     assert body["embedding_model"].startswith("use-multilingual")
 
 
 def test_collections_report_documents_and_problems(api: str) -> None:
-    listing = httpx.get(f"{api}/api/collections").json()
+    listing = _get(f"{api}/api/collections").json()
     assert [(c["name"], c["documents"]) for c in listing] == [("laws", 2)]
-    detail = httpx.get(f"{api}/api/collections/laws").json()
+    detail = _get(f"{api}/api/collections/laws").json()
     assert [d["file_name"] for d in detail["document_list"]] == ["PrüfG.pdf", "report.pdf"]
     assert [(p["file_name"], p["severity"]) for p in detail["problems"]] == [("broken.pdf", "error")]
 
 
 def test_search_returns_cited_passages(api: str) -> None:
-    response = httpx.get(
+    response = _get(
         f"{api}/api/search", params={"q": "Ausnahmen bedürfen der Genehmigung", "collection": "laws", "k": 3}
     )
     assert response.status_code == 200
@@ -82,25 +89,25 @@ def test_search_returns_cited_passages(api: str) -> None:
 
 def test_search_filters_by_document_and_page(api: str) -> None:
     params = {"q": "stations", "collection": "laws", "document": "report.pdf", "page_from": 1, "page_to": 1}
-    results = httpx.get(f"{api}/api/search", params=params).json()["results"]
+    results = _get(f"{api}/api/search", params=params).json()["results"]
     assert results and all(r["document"] == "report.pdf" and r["page"] == 1 for r in results)
 
 
 def test_errors_are_clear_json(api: str) -> None:
-    missing = httpx.get(f"{api}/api/search", params={"q": "x", "collection": "nope"})
+    missing = _get(f"{api}/api/search", params={"q": "x", "collection": "nope"})
     assert missing.status_code == 404
     assert missing.json()["error"]["type"] == "CollectionNotFoundError"
     assert "laws" in missing.json()["error"]["message"]
-    bad_range = httpx.get(
+    bad_range = _get(
         f"{api}/api/search", params={"q": "x", "collection": "laws", "page_from": 3, "page_to": 1}
     )
     assert bad_range.status_code == 422
     assert "page_from" in bad_range.json()["error"]["message"]
-    no_query = httpx.get(f"{api}/api/search", params={"collection": "laws"})
+    no_query = _get(f"{api}/api/search", params={"collection": "laws"})
     assert no_query.status_code == 422
 
 
 def test_openapi_describes_the_search(api: str) -> None:
-    spec = httpx.get(f"{api}/openapi.json").json()
+    spec = _get(f"{api}/openapi.json").json()
     assert "/api/search" in spec["paths"]
     assert "SearchResultItem" in spec["components"]["schemas"]

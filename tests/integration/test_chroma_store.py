@@ -268,11 +268,14 @@ def test_persistence_across_processes(tmp_path: Path) -> None:
 
 
 def test_store_errors_are_wrapped(tmp_path: Path) -> None:
-    data = tmp_path / "data"
-    data.mkdir()
-    (data / "chroma").write_text("a file where the vector store's folder should be")
+    blocker = tmp_path / "data"
+    blocker.write_text("a file where a folder should be")
+    with pytest.raises(ValueError, match="is not a folder"):  # settings refuse it when they load
+        StorageSettings(data_dir=blocker)
+    # a data dir that turned into a file after the settings were loaded
+    unusable = StorageSettings.model_construct(data_dir=blocker)
     with pytest.raises(StoreError, match="cannot open the vector store"):
-        ChromaStore.from_settings(StorageSettings(data_dir=data))
+        ChromaStore.from_settings(unusable)
 
 
 def _free_port() -> int:

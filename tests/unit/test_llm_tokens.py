@@ -94,3 +94,26 @@ def test_counts_with_a_tokenizer_json() -> None:
     assert counter.count("hello world") == 2  # BERT word pieces, no special tokens
     assert counter.estimate_llm_tokens("hello world") == 2
     assert counter.backend == "tokenizer.json"
+
+
+def _message(field: int, payload: bytes) -> bytes:
+    assert len(payload) < 128
+    return bytes([field << 3 | 2, len(payload)]) + payload
+
+
+def test_sentencepiece_models_of_either_field_order_parse_alike() -> None:
+    import struct
+
+    from rabbithole.llm.tokens import parse_sentencepiece_model
+
+    def piece(text: str, score: float, score_first: bool) -> bytes:
+        text_field = _message(1, text.encode("utf-8"))
+        score_field = b"\x15" + struct.pack("<f", score)
+        return _message(1, score_field + text_field if score_first else text_field + score_field)
+
+    spec = _message(3, _message(2, b"charsmap"))
+    pieces = [("<unk>", 0.0), ("▁Dosis", -7.5), ("grenz", -9.25)]
+    common = b"".join(piece(t, s, False) for t, s in pieces) + spec
+    unusual = b"".join(piece(t, s, True) for t, s in pieces) + spec
+    assert parse_sentencepiece_model(common) == (pieces, b"charsmap")
+    assert parse_sentencepiece_model(unusual) == (pieces, b"charsmap")

@@ -75,8 +75,49 @@ def _fields(data: bytes, start: int, end: int) -> dict[int, list[tuple[int, int]
     return out
 
 
+_FLOAT = struct.Struct("<f").unpack_from
+
+
+def _parse_common_layout(data: bytes) -> tuple[list[tuple[str, float]], bytes] | None:
+    """One pass over a model whose top-level fields are all length-delimited and whose pieces start with
+    a short piece string (every SentencePiece model written by its trainer): about twice as fast as the
+    general reader, which matters because every process that embeds with USE loads the 128k pieces.
+    None for any other layout."""
+    vocab: list[tuple[str, float]] = []
+    append = vocab.append
+    charsmap = b""
+    size, pos = len(data), 0
+    while pos < size:
+        tag = data[pos]
+        if tag & 0x80 or tag & 7 != 2:
+            return None
+        length, pos = _varint(data, pos + 1)
+        end = pos + length
+        if tag == 0x0A:  # field 1: a SentencePiece message, its field 1 (the piece) first and short
+            if data[pos] != 0x0A or data[pos + 1] & 0x80:
+                return None
+            piece_end = pos + 2 + data[pos + 1]
+            has_score = piece_end < end and data[piece_end] == 0x15  # field 2: the score, a float
+            append(
+                (
+                    data[pos + 2 : piece_end].decode("utf-8"),
+                    _FLOAT(data, piece_end + 1)[0] if has_score else 0.0,
+                )
+            )
+        elif tag == 0x1A:  # field 3: normalizer_spec, whose field 2 is the precompiled charsmap
+            spec = _fields(data, pos, end)
+            if 2 in spec:
+                c_start, c_len = spec[2][0]
+                charsmap = data[c_start : c_start + c_len]
+        pos = end
+    return vocab, charsmap
+
+
 def parse_sentencepiece_model(data: bytes) -> tuple[list[tuple[str, float]], bytes]:
     """(pieces with scores, precompiled normalizer charsmap) of a unigram SentencePiece model."""
+    common = _parse_common_layout(data)
+    if common is not None:
+        return common
     top = _fields(data, 0, len(data))
     vocab: list[tuple[str, float]] = []
     for start, length in top.get(1, []):
