@@ -7,11 +7,14 @@ import sys
 import time
 
 MODULES = (
+    "benchmarks.bench_components",
     "benchmarks.bench_grammar",
+    "benchmarks.bench_reference_parsing",
     "benchmarks.bench_ingestion",
     "benchmarks.bench_search",
     "benchmarks.bench_quality",
     "benchmarks.bench_references",
+    "benchmarks.bench_research",
 )
 
 

@@ -150,13 +150,15 @@ def grammar_mbps() -> str:
 
 
 def _seeded(engine: ReferenceEngine, q: Question, vector: Any, depth: int) -> set[tuple[str, str | None]]:
-    """Sections reached from all chunks of the gold seed section (search left out)."""
+    """Sections reached from all chunks of the gold seed section (search left out; whole-document mentions
+    followed by a search scoped to their document, as in `trace`)."""
     document, section, _ = q.gold[0]
     chunks = engine.passages.section_passages(document, section)
     relevance = engine.passages.relevance(vector)
     scores = relevance(chunks)
     seeds = [TracedPassage(c, 0, scores.get(c.id)) for c in chunks]
-    result = engine.expander.expand(seeds, relevance, max_depth=depth)
+    search_document = engine.document_search(q.text, vector)
+    result = engine.expander.expand(seeds, relevance, max_depth=depth, search_document=search_document)
     return {(p.chunk.document, p.chunk.section) for p in result.passages}
 
 
@@ -164,7 +166,7 @@ def run(data_dir: Path, depths: list[int], k: int | None, verbose: bool = False)
     """Trace every question at every depth; print the table; return the figures per depth."""
     questions = load_questions()
     with open_sample(data_dir) as services:
-        engine = ReferenceEngine(services, COLLECTION)
+        engine = services.reference_engine(COLLECTION)
         figures = {d: DepthFigures(d) for d in depths}
         embed_times: list[float] = []
         services.searcher.embed_query("warm-up")
@@ -173,7 +175,14 @@ def run(data_dir: Path, depths: list[int], k: int | None, verbose: bool = False)
             vector = services.searcher.embed_query(q.text)
             embed_times.append(time.perf_counter() - started)
             for depth in depths:
-                engine = ReferenceEngine(services, COLLECTION)  # cold caches, as in one CLI call
+                engine = ReferenceEngine(  # cold caches, as in one CLI call
+                    COLLECTION,
+                    searcher=services.searcher,
+                    catalog=services.catalog,
+                    vectors=services.store.open(COLLECTION),
+                    registry=services.registry(COLLECTION),
+                    settings=services.settings.references,
+                )
                 traced = engine.trace(q.text, depth=depth, k=k, query_vector=vector)
                 f = figures[depth]
                 missing = f.score(q, {(p.chunk.document, p.chunk.section) for p in traced.passages})

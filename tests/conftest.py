@@ -10,9 +10,11 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 pytest_plugins: list[str] = [
+    "fixtures.isolation",
     "fixtures.sample_kb",
     "fixtures.pdfs",
     "fixtures.fake_ollama",
     "fixtures.services",
     "fixtures.sample_index",
+    "fixtures.research",
 ]

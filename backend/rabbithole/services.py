@@ -1,42 +1,70 @@
 """The services of one Rabbithole process, built once from settings (the API's lifespan, a CLI command, a
-test fixture) and handed to whatever needs them. Nothing here is a module global; models load lazily."""
+test fixture) and handed to whatever needs them: the one composition root the graphs, the CLI and the API
+share. Nothing here is a module global; models load lazily, and every lazy builder is safe when two threads
+ask at once (a lock per collaborator: the first builds, the second waits and gets the same object).
+
+Domain packages take the collaborators they need (a searcher, a catalog, an LLM client), never ``Services``
+itself. The research checkpointer is async: ``await services.aopen()`` / ``await services.aclose()`` (or
+``async with services:``) around code that runs graphs."""
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import threading
-from functools import cached_property
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rabbithole.catalog.repository import Catalog
 from rabbithole.core.config import Settings
+from rabbithole.ingestion.registry_file import REGISTRY_FILE
+from rabbithole.ingestion.registry_file import file_digest as _file_digest
 
 # Collaborators are imported where they are built: a command that needs only the catalog (a re-run of
 # `rabbithole ingest` over an unchanged folder) never pays for Chroma, the embedder or the search stack.
 if TYPE_CHECKING:
     from rabbithole.embeddings.base import Embedder
     from rabbithole.ingestion.pipeline import IngestionPipeline
+    from rabbithole.llm.factory import LLMClient
     from rabbithole.llm.tokens import TokenCounter
+    from rabbithole.references.tracing import ReferenceEngine
     from rabbithole.registry.registry import DocumentRegistry
+    from rabbithole.research.language import LanguageDetector
+    from rabbithole.research.registry import RunRegistry
     from rabbithole.retrieval.hybrid import HybridSearcher
     from rabbithole.store.chroma_store import ChromaStore
 
 log = logging.getLogger(__name__)
 
-REGISTRY_FILE = "registry.yaml"
+T = TypeVar("T")
+
+#: Collaborators another Services over the same data may share (models loaded once per process).
+SHAREABLE = ("embedder", "store", "tokens", "language")
 
 
 class Services:
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, *, share_with: Services | None = None) -> None:
+        """``share_with``: reuse that composition root's loaded models and store (same data directory and
+        embedding settings; e.g. a second configuration of the LLM in one process)."""
         self.settings = settings
         settings.storage.data_dir.mkdir(parents=True, exist_ok=True)
         self.catalog = Catalog(settings.storage.catalog_path, settings.storage.sqlite_busy_timeout_ms)
         self._lock = threading.Lock()
+        self._built: dict[str, Any] = {}
+        if share_with is not None:
+            if share_with.settings.storage.data_dir != settings.storage.data_dir:
+                raise ValueError("only Services over the same data directory can share collaborators")
+            self._built.update({k: v for k, v in share_with._built.items() if k in SHAREABLE})
+        self._build_locks: dict[str, threading.Lock] = {}
         self._registries: dict[str, tuple[str, DocumentRegistry]] = {}
+        self._engines: dict[str, tuple[str, ReferenceEngine]] = {}
+        self._checkpointer: Any = None
+        self._checkpoint_conn: Any = None
 
     def close(self) -> None:
+        runs = self._built.get("runs")
+        if runs is not None:
+            runs.close()
         self.catalog.close()
 
     def __enter__(self) -> Services:
@@ -45,35 +73,144 @@ class Services:
     def __exit__(self, *_exc: object) -> None:
         self.close()
 
+    async def aopen(self) -> Services:
+        """Open the async resources (the research checkpointer)."""
+        await self.checkpointer()
+        return self
+
+    async def aclose(self) -> None:
+        """Close the async resources, then the rest."""
+        if self._checkpoint_conn is not None:
+            conn, self._checkpoint_conn, self._checkpointer = self._checkpoint_conn, None, None
+            await conn.close()
+        self.close()
+
+    async def __aenter__(self) -> Services:
+        return await self.aopen()
+
+    async def __aexit__(self, *_exc: object) -> None:
+        await self.aclose()
+
     # -- lazily built collaborators ----------------------------------------------------------------
 
-    @cached_property
+    def _once(self, name: str, build: Callable[[], T]) -> T:
+        """``build()`` once per process, safe when two threads ask at once."""
+        if name in self._built:
+            return self._built[name]  # type: ignore[no-any-return]
+        with self._lock:
+            lock = self._build_locks.setdefault(name, threading.Lock())
+        with lock:
+            if name not in self._built:
+                self._built[name] = build()
+            return self._built[name]  # type: ignore[no-any-return]
+
+    @property
     def embedder(self) -> Embedder:
         from rabbithole.embeddings.factory import create_embedder
 
-        return create_embedder(self.settings)
+        return self._once("embedder", lambda: create_embedder(self.settings))
 
     @property
     def embedding_model_id(self) -> str:
         return self.embedder.model_id
 
-    @cached_property
+    @property
     def store(self) -> ChromaStore:
         from rabbithole.store.chroma_store import ChromaStore
 
-        return ChromaStore.from_settings(self.settings.storage)
+        return self._once("store", lambda: ChromaStore.from_settings(self.settings.storage))
 
-    @cached_property
+    @property
     def tokens(self) -> TokenCounter:
         from rabbithole.llm.tokens import TokenCounter
 
-        return TokenCounter()
+        return self._once("tokens", TokenCounter)
 
-    @cached_property
+    @property
     def searcher(self) -> HybridSearcher:
         from rabbithole.retrieval.hybrid import HybridSearcher
 
-        return HybridSearcher.from_settings(self.settings, self.embedder, self.store, self.catalog)
+        return self._once(
+            "searcher",
+            lambda: HybridSearcher.from_settings(self.settings, self.embedder, self.store, self.catalog),
+        )
+
+    @property
+    def llm(self) -> LLMClient:
+        """The one LLM client of the process (primary + fallback model, context window)."""
+        from rabbithole.llm.factory import LLMClient
+
+        return self._once("llm", lambda: LLMClient(self.settings.llm, token_counter=self.tokens))
+
+    @property
+    def runs(self) -> RunRegistry:
+        """The registry of research runs (in the catalog database)."""
+        from rabbithole.research.registry import RunRegistry
+
+        return self._once(
+            "runs",
+            lambda: RunRegistry(
+                self.settings.storage.catalog_path, self.settings.storage.sqlite_busy_timeout_ms
+            ),
+        )
+
+    @property
+    def language_detector(self) -> LanguageDetector:
+        from rabbithole.research.language import LanguageDetector
+
+        return self._once("language", lambda: LanguageDetector(self.settings.research.languages))
+
+    def llm_for(self, model: str | None) -> LLMClient:
+        """The LLM client for ``model`` (None or the configured model: the shared client)."""
+        if model is None or model == self.settings.llm.model:
+            return self.llm
+        from rabbithole.llm.factory import LLMClient
+
+        settings = self.settings.llm.model_copy(update={"model": model})
+        return self._once(f"llm:{model}", lambda: LLMClient(settings, token_counter=self.tokens))
+
+    def reference_engine(self, collection: str) -> ReferenceEngine:
+        """The reference engine of ``collection``, rebuilt when the collection changed (revision)."""
+        revision = self.catalog.revision(collection)
+        with self._lock:
+            cached = self._engines.get(collection)
+        if cached is not None and cached[0] == revision:
+            return cached[1]
+        from rabbithole.references.tracing import ReferenceEngine
+
+        with self._lock:
+            lock = self._build_locks.setdefault(f"engine:{collection}", threading.Lock())
+        with lock:
+            with self._lock:
+                cached = self._engines.get(collection)
+            if cached is not None and cached[0] == revision:
+                return cached[1]
+            engine = ReferenceEngine(
+                collection,
+                searcher=self.searcher,
+                catalog=self.catalog,
+                vectors=self.store.open(collection),
+                registry=self.registry(collection),
+                settings=self.settings.references,
+            )
+            with self._lock:
+                self._engines[collection] = (revision, engine)
+            return engine
+
+    async def checkpointer(self) -> Any:
+        """The research graphs' async SQLite checkpointer (WAL, busy timeout), opened once."""
+        if self._checkpointer is not None:
+            return self._checkpointer
+        from rabbithole.research.checkpoint import open_checkpointer
+
+        conn, saver = await open_checkpointer(
+            self.settings.storage.checkpoint_path, self.settings.storage.sqlite_busy_timeout_ms
+        )
+        if self._checkpointer is not None:  # another task opened it meanwhile
+            await conn.close()
+            return self._checkpointer
+        self._checkpoint_conn, self._checkpointer = conn, saver
+        return saver
 
     def ingestion_pipeline(self) -> IngestionPipeline:
         from rabbithole.ingestion.parser import AutoParser
@@ -88,7 +225,18 @@ class Services:
             tokens_factory=lambda: self.tokens,
             on_collection_changed=self._collection_changed,
             registry_builder=self.update_registry,
+            language_of=self.language_detector.detect,
+            warm_up=self._warm_up_after_ingestion,
         )
+
+    def _warm_up_after_ingestion(self) -> None:
+        """Import the search stack and the registry builder (about a second of imports) while ingestion
+        embeds, so the BM25 index and the registry are built right after the last file."""
+        import bm25s  # noqa: F401  (the BM25 index's library)
+
+        import rabbithole.registry.builder  # noqa: F401
+
+        _ = self.searcher
 
     def _collection_changed(self, collection: str) -> None:
         # Build the BM25 index now, so the first search after ingestion is fast.
@@ -139,7 +287,3 @@ class Services:
         with self._lock:
             self._registries[collection] = (revision, registry)
         return registry
-
-
-def _file_digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else ""

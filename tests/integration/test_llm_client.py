@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 
 import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
@@ -85,7 +84,6 @@ def test_unavailable_when_neither_model_exists(fake_ollama: FakeOllama) -> None:
 
 def test_unavailable_when_the_server_is_down(dead_llm_url: str) -> None:
     client = LLMClient(LLMSettings(base_url=dead_llm_url, fallback_model="qwen3:4b", request_timeout_s=5))
-    started = time.monotonic()
     for call in (
         lambda: client.invoke("hi"),
         lambda: list(client.stream("hi")),
@@ -95,7 +93,6 @@ def test_unavailable_when_the_server_is_down(dead_llm_url: str) -> None:
             call()
         assert f"cannot reach Ollama at {dead_llm_url}" in str(caught.value)
         assert "ollama serve" in str(caught.value)
-    assert time.monotonic() - started < 5
     status = client.probe(timeout_s=1)
     assert not status.reachable and not status.usable
 
@@ -181,19 +178,18 @@ def test_error_in_the_middle_of_a_stream(fake_ollama: FakeOllama, llm_client: LL
 def test_slow_chunks_hit_the_timeout_instead_of_hanging(fake_ollama: FakeOllama) -> None:
     client = LLMClient(fake_ollama.settings(request_timeout_s=0.3))
     fake_ollama.fault("slow", delay_ms=1500)
-    started = time.monotonic()
     with pytest.raises(LLMUnavailableError, match=r"did not answer within 0\.3s"):
-        client.invoke(QUESTION)
-    assert time.monotonic() - started < 1.4
+        client.invoke(QUESTION)  # how soon it gives up is timed in `make bench` (bench_components)
     fake_ollama.fault("slow", delay_ms=20)
     assert client.invoke(QUESTION).content  # slow but within the timeout per chunk
 
 
-def test_global_latency(fake_ollama: FakeOllama, llm_client: LLMClient) -> None:
-    fake_ollama.set_latency(120)
-    started = time.monotonic()
-    llm_client.invoke("hi")
-    assert time.monotonic() - started >= 0.12
+def test_global_latency(fake_ollama: FakeOllama) -> None:
+    fake_ollama.set_latency(600)  # longer than the client waits: the latency is applied to every answer
+    with pytest.raises(LLMUnavailableError, match=r"did not answer within 0\.3s"):
+        LLMClient(fake_ollama.settings(request_timeout_s=0.3)).invoke("hi")
+    fake_ollama.set_latency(0)
+    assert LLMClient(fake_ollama.settings(request_timeout_s=0.3)).invoke("hi").content
 
 
 def test_probabilistic_faults_are_reproducible(fake_ollama: FakeOllama, llm_client: LLMClient) -> None:

@@ -10,7 +10,7 @@ from rabbithole.core.config import LLMSettings, ReferenceSettings
 from rabbithole.core.errors import ConfigurationError, RabbitholeError
 from rabbithole.devtools.fake_ollama import FakeOllama
 from rabbithole.llm import LLMClient
-from rabbithole.references.detector import ReferenceDetector, build_detector, merge
+from rabbithole.references.detector import ReferenceDetector, Verify, build_detector, merge, resolving
 from rabbithole.references.grammar import detect_references
 from rabbithole.references.llm_detector import (
     LLMMention,
@@ -21,6 +21,27 @@ from rabbithole.references.llm_detector import (
     to_reference,
 )
 from rabbithole.references.models import RefType
+from rabbithole.references.resolver import Citing, ReferenceResolver
+from rabbithole.registry import DocumentEntry, DocumentRegistry, Synonym, SynonymKind
+
+REGISTRY = DocumentRegistry(
+    "test",
+    [
+        DocumentEntry("AtG.pdf", "Atomgesetz", "AtG", [Synonym("Atomgesetz", SynonymKind.TITLE)]),
+        DocumentEntry(
+            "StrlSchG.pdf",
+            "Strahlenschutzgesetz",
+            "StrlSchG",
+            [Synonym("Strahlenschutzgesetz", SynonymKind.TITLE)],
+        ),
+        DocumentEntry(
+            "StrlSchV.pdf",
+            "Strahlenschutzverordnung",
+            "StrlSchV",
+            [Synonym("Strahlenschutzverordnung", SynonymKind.TITLE)],
+        ),
+    ],
+)
 
 TEXT = (
     "Die Genehmigung nach § 7 Absatz 1 des\nAtomgesetzes ist zu beachten. Die in der vorgenannten "
@@ -78,6 +99,12 @@ def test_prompt_carries_language_and_known_mentions(fake_ollama: FakeOllama, llm
     assert 'Write the optional "note" in English' in fake_ollama.model_requests()[-1].messages[0]["content"]
 
 
+def registry_check(citing: str = "StrlSchG.pdf") -> Verify:
+    """The check the CLI uses: model references must resolve in the collection (here a small registry)."""
+    resolver = ReferenceResolver(REGISTRY)
+    return resolving(lambda ref: resolver.resolve(ref, Citing(citing)))
+
+
 def test_hybrid_adds_what_the_grammar_missed_without_duplicates(
     fake_ollama: FakeOllama, llm_client: LLMClient
 ) -> None:
@@ -85,17 +112,67 @@ def test_hybrid_adds_what_the_grammar_missed_without_duplicates(
         fake_ollama,
         mention("§ 7 Absatz 1 des Atomgesetzes", section="7", absatz="1", law="Atomgesetz"),  # the grammar's
         mention("§ 7", section="7", law="Atomgesetz"),  # inside the grammar's mention, same target
-        mention("der vorgenannten Verordnung", kind="law"),  # new
+        mention("der vorgenannten Verordnung", kind="law"),  # names nothing: dropped
+        # completes the grammar's internal "§ 52" with the law before it
+        mention("Strahlenschutzverordnung in ihrem § 52", section="52", law="Strahlenschutzverordnung"),
     )
     grammar = detect_references(TEXT)
-    detector = build_detector(ReferenceSettings(detector="hybrid"), llm_client, language="de")
+    settings = ReferenceSettings(detector="hybrid")
+    detector = build_detector(settings, llm_client, language="de", verify=registry_check())
     detection = detector.run(TEXT)
     assert detection.grammar == len(grammar)
-    assert detection.llm_duplicates == 2 and detection.llm_added == 1
+    assert detection.llm_duplicates == 2 and detection.llm_added == 1 and detection.llm_rejected == 1
+    assert [(r.mention, why) for r, why in detection.rejected] == [
+        ("der vorgenannten Verordnung", "names neither a provision nor a document")
+    ]
     added = [r for r in detection.references if r not in grammar]
-    assert [(r.mention, r.type) for r in added] == [("der vorgenannten Verordnung", RefType.LAW)]
-    assert detection.references == sorted([*grammar, *added], key=lambda r: (r.start, r.item_start))
+    assert [(r.mention, r.section, r.law_normalized) for r in added] == [
+        ("Strahlenschutzverordnung in ihrem § 52", "52", "Strahlenschutzverordnung")
+    ]
+    internal = next(r for r in grammar if r.section == "52")
+    assert internal not in detection.references  # the model's reading replaces the grammar's internal one
     assert detector(TEXT) == detection.references  # callable: what expansion takes
+
+
+# A weak model (0.5B) answers with plausible spans that are verbatim in the text but cite nothing.
+PROMULGATION = (
+    "wenn die Dosisbegrenzung nach § 5 der Strahlenschutzverordnung vom 20. Juli 2001 (BGBl. I S. 1714; "
+    "2002 I S. 1459), die zuletzt durch Artikel 5 Absatz 7 des Gesetzes vom 24. Februar 2012 (BGBl. I S. "
+    "212) geändert worden ist, nicht eingehalten"
+)
+NO_REFERENCE = "Die Behörde entscheidet innerhalb von drei Monaten nach Eingang des Antrags."
+
+
+def test_hybrid_is_never_worse_than_the_grammar_with_a_weak_model(
+    fake_ollama: FakeOllama, llm_client: LLMClient
+) -> None:
+    script(
+        fake_ollama,
+        mention("BGBl. I S. 1714", kind="article", article="1714", law="BGBl"),
+        mention("2002 I S. 1459", kind="article", article="1459"),
+        mention("Artikel 5 Absatz 7 des Gesetzes", kind="article", article="5", absatz="7", law="Gesetz"),
+        mention("vom 24. Februar 2012", kind="law", law="vom 24. Februar 2012"),
+        mention("Absatz 7", section="7", law="Atomgesetz"),
+        mention("§ 5", section="5", law="Atomgesetz"),  # the grammar's § 5 of the StrlSchV, misread
+    )
+    settings = ReferenceSettings(detector="hybrid")
+    detection = build_detector(settings, llm_client, verify=registry_check("AtG.pdf")).run(PROMULGATION)
+    assert detection.references == detect_references(PROMULGATION)
+    assert detection.llm_added == 0 and detection.llm_rejected == 6
+    rejected = {r.mention: why for r, why in detection.rejected}
+    assert rejected["Absatz 7"] == "claims section 7, which the mention does not name"
+    assert rejected["§ 5"].startswith("claims the law")
+    # no false alarm on a sentence without references
+    script(fake_ollama, mention("drei Monaten", section="3"), mention("Eingang des Antrags", kind="law"))
+    quiet = build_detector(settings, llm_client, verify=registry_check()).run(NO_REFERENCE)
+    assert quiet.references == [] and quiet.llm_rejected == 2
+    # without a collection only external acts of a recognised form pass
+    script(
+        fake_ollama, mention("Richtlinie 2013/59/Euratom", kind="eu_act", law="Richtlinie 2013/59/Euratom")
+    )
+    text = "Sie setzt die Richtlinie 2013/59/Euratom um."
+    plain = build_detector(settings, llm_client).run(text)
+    assert plain.llm_rejected == 0 and plain.references == detect_references(text)  # a duplicate, kept once
 
 
 def test_hybrid_falls_back_to_the_grammar_when_the_model_fails(

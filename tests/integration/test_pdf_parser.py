@@ -17,6 +17,7 @@ from fixtures.pdfs import (
     build_corrupt_pdf,
     build_damaged_pdf,
     build_encrypted_pdf,
+    build_head_only_pdf,
     build_legal_pdf,
     build_report_pdf,
     build_scanned_pdf,
@@ -296,6 +297,7 @@ BAD_FILES: list[tuple[str, Callable[[Path], Path], type[DocumentError], str, str
     ("encrypted", build_encrypted_pdf, EncryptedDocumentError, "encrypted", "password-protected"),
     ("corrupt", build_corrupt_pdf, CorruptDocumentError, "corrupt", "damaged PDF; it cannot be opened"),
     ("truncated", build_truncated_pdf, TruncatedDocumentError, "truncated", "truncated PDF (the file ends"),
+    ("cut early", build_head_only_pdf, TruncatedDocumentError, "truncated", "truncated PDF (the file ends"),
     ("zero pages", build_zero_page_pdf, EmptyDocumentError, "empty", "the PDF has no pages"),
     (
         "html",

@@ -23,6 +23,10 @@ REFS_TEXT = (
     "die Pflichten nach § 5 Absatz 2 und die Richtlinie 2013/59/Euratom."
 )
 REF_KEYS = {
+    "detail",
+    "label",
+    "sections",
+    "reason",
     "mention",
     "start",
     "end",
@@ -45,7 +49,6 @@ def rabbithole(
         capture_output=True,
         text=True,
         env={**sample_env(services), **(env or {})},
-        cwd=Path(__file__).resolve().parents[2],
         timeout=300,
         check=False,
     )
@@ -61,7 +64,7 @@ def refs_json(services: Services, *args: str, text: str = REFS_TEXT) -> list[dic
 
 def test_refs_json_shape_and_targets(sample_index: Services) -> None:
     items = refs_json(sample_index, "--source", "StrlSchV.pdf")
-    assert all(set(item) == REF_KEYS for item in items)
+    assert all(set(item) == REF_KEYS for item in items)  # the original keys and detail/label/sections/reason
     for item in items:
         assert REFS_TEXT[item["start"] : item["end"]] == item["mention"]
     by_section = {(i["section"], i["absatz"]): i for i in items if i["section"]}
@@ -101,28 +104,72 @@ def test_refs_table_and_errors(sample_index: Services) -> None:
     )
 
 
-def test_refs_hybrid_detector_adds_model_references(sample_index: Services, fake_ollama: FakeOllama) -> None:
-    text = "Die in der vorgenannten Verordnung genannten Werte und § 7 AtG."
+def test_refs_hybrid_detector_checks_model_references(
+    sample_index: Services, fake_ollama: FakeOllama
+) -> None:
+    text = (
+        "Die in der vorgenannten Verordnung genannten Werte, § 7 AtG und die Strahlenschutzverordnung "
+        "in ihrem § 52."
+    )
     answer = [
-        {"mention": "der vorgenannten Verordnung", "kind": "law", "law": None},
+        {"mention": "der vorgenannten Verordnung", "kind": "law", "law": None},  # names nothing
         {"mention": "§ 7 AtG", "kind": "section", "section": "7", "law": "AtG"},  # the grammar has it
         {"mention": "§ 12 des Erfundenengesetzes", "kind": "section", "section": "12"},  # not in the text
-    ]
+        {"mention": "Strahlenschutzverordnung in ihrem § 52", "kind": "section", "section": "52",
+         "law": "Strahlenschutzverordnung"},  # completes the grammar's internal § 52
+    ]  # fmt: skip
     fake_ollama.script({"references": answer}, schema=LLMReferenceList)
     env = {"RABBITHOLE_LLM__BASE_URL": fake_ollama.url, "RABBITHOLE_LLM__PROVIDER": "ollama"}
     out = rabbithole(
-        sample_index, "refs", "-c", SAMPLE_COLLECTION, "-s", "StrlSchV.pdf", "--detector", "hybrid", "--json",
+        sample_index, "refs", "-c", SAMPLE_COLLECTION, "-s", "AtG.pdf", "--detector", "hybrid", "--json",
         stdin=text, env=env,
     )  # fmt: skip
     items = json.loads(out.stdout)
-    assert [(i["mention"], i["type"], i["target_document"]) for i in items] == [
-        ("der vorgenannten Verordnung", "law", "StrlSchV.pdf"),
-        ("§ 7 AtG", "section", "AtG.pdf"),
+    assert [(i["mention"], i["section"], i["target_document"]) for i in items] == [
+        ("§ 7 AtG", "7", "AtG.pdf"),
+        ("die Strahlenschutzverordnung", None, "StrlSchV.pdf"),
+        ("Strahlenschutzverordnung in ihrem § 52", "52", "StrlSchV.pdf"),
     ]
+    assert "dropped model reference 'der vorgenannten Verordnung'" in out.stderr
     assert len(fake_ollama.model_requests()) == 1
-    plain = rabbithole(sample_index, "refs", "-c", SAMPLE_COLLECTION, "--json", stdin=text, env=env)
-    assert [i["mention"] for i in json.loads(plain.stdout)] == ["§ 7 AtG"]  # regex: the default
+    plain = rabbithole(
+        sample_index, "refs", "-c", SAMPLE_COLLECTION, "-s", "AtG.pdf", "--json", stdin=text, env=env
+    )
+    assert [i["section"] for i in json.loads(plain.stdout)] == ["7", None, "52"]  # regex: the default
     assert len(fake_ollama.model_requests()) == 1
+
+
+def test_refs_reports_annexes_articles_relative_and_historical(sample_index: Services) -> None:
+    text = (
+        "nach Anlage 4 Tabelle 1 Spalte 2 der Strahlenschutzverordnung und in den Anlagen 7 und 8;\n"
+        "Artikel 83 der Verordnung (EU) 2016/679; Absatz 3 gilt entsprechend;\n"
+        "die §§ 7 bis 8 des Atomgesetzes; § 5 der Strahlenschutzverordnung vom 20. Juli 2001;\n"
+        "Teil 2 dieses Gesetzes; das zuletzt durch Artikel 2 des Gesetzes vom 20. Mai 2021 (BGBl. I S. 1194) "
+        "geändert worden ist; siehe StrlSchV."
+    )
+    items = refs_json(sample_index, "--source", "StrlSchG.pdf", "--section", "§ 7", text=text)
+    rows = [(i["section"], i["target_document"], i["external"], i["reason"]) for i in items]
+    assert rows[:5] == [
+        ("Anlage 4", "StrlSchV.pdf", False, None),
+        ("Anlage 7", "StrlSchG.pdf", False, None),
+        ("Anlage 8", "StrlSchG.pdf", False, None),
+        ("Artikel 83", None, True, "external"),
+        ("7", "StrlSchG.pdf", False, None),
+    ]
+    assert items[0]["detail"] == "Tabelle 1 Spalte 2" and items[0]["label"] == "Anlage 4"
+    ranged = [i["section"] for i in items if i["mention"] == "§§ 7 bis 8 des Atomgesetzes"]
+    assert ranged[:3] == ["7", "7a", "7b"] and ranged[-1] == "8"
+    old = next(i for i in items if i["mention"] == "§ 5 der Strahlenschutzverordnung")
+    assert (old["target_document"], old["external"], old["reason"]) == (None, True, "historical_version")
+    division = next(i for i in items if i["type"] == "document_section")
+    assert division["section"] == "Teil 2" and division["sections"][0] == "§ 6"
+    assert not any("2021" in i["mention"] or i["section"] == "Artikel 2" for i in items)  # amendment note
+    assert items[-1]["mention"] == "StrlSchV" and items[-1]["target_document"] == "StrlSchV.pdf"
+    # relative references without --section keep no section
+    bare = refs_json(sample_index, "--source", "StrlSchG.pdf", text="Absatz 3 gilt entsprechend.")
+    assert [(i["section"], i["target_document"], i["reason"]) for i in bare] == [
+        (None, "StrlSchG.pdf", "no_citing_section")
+    ]
 
 
 def trace_json(services: Services, *args: str) -> dict[str, Any]:

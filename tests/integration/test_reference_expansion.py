@@ -11,10 +11,13 @@ import pytest
 import yaml
 
 from fixtures.sample_index import SAMPLE_COLLECTION
+from rabbithole.core.models import SearchHit
 from rabbithole.references.expansion import ExpansionLimits, ExpansionResult, TracedPassage
+from rabbithole.references.grammar import detect_references
 from rabbithole.references.models import Reference
-from rabbithole.references.resolver import Unresolved
+from rabbithole.references.resolver import Citing, Unresolved
 from rabbithole.references.tracing import ReferenceEngine
+from rabbithole.retrieval.filters import SearchFilters
 from rabbithole.services import Services
 
 CHAINS = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "reference_chains.yaml"
@@ -24,14 +27,27 @@ TWO_HOP = [q for q in QUESTIONS if max(g["hop"] for g in q["gold"]) == 2]
 
 @pytest.fixture(scope="module")
 def engine(sample_index: Services) -> ReferenceEngine:
-    return ReferenceEngine(sample_index, SAMPLE_COLLECTION)
+    return sample_index.reference_engine(SAMPLE_COLLECTION)
+
+
+def new_engine(services: Services, **options: Any) -> ReferenceEngine:
+    """A reference engine over the sample with other limits or another detector than the shared one."""
+    return ReferenceEngine(
+        SAMPLE_COLLECTION,
+        searcher=services.searcher,
+        catalog=services.catalog,
+        vectors=services.store.open(SAMPLE_COLLECTION),
+        registry=services.registry(SAMPLE_COLLECTION),
+        settings=services.settings.references,
+        **options,
+    )
 
 
 def from_section(
     engine: ReferenceEngine, document: str, section: str, question: str, depth: int, **limits: Any
 ) -> ExpansionResult:
     """Expand from all chunks of one section as seeds, ranked by relevance to ``question``."""
-    vector = engine.services.searcher.embed_query(question)
+    vector = engine.searcher.embed_query(question)
     relevance = engine.passages.relevance(vector)
     chunks = engine.passages.section_passages(document, section)
     assert chunks, f"{document} {section} has no chunks"
@@ -149,7 +165,7 @@ def test_trace_follows_references_within_the_budget(engine: ReferenceEngine) -> 
 
 
 def test_small_budget_is_respected(sample_index: Services) -> None:
-    engine = ReferenceEngine(sample_index, SAMPLE_COLLECTION, limits=ExpansionLimits(token_budget=1500))
+    engine = new_engine(sample_index, limits=ExpansionLimits(token_budget=1500))
     traced = engine.trace(QUESTIONS[0]["question"], depth=3, k=3)
     seeds = sum(p.chunk.token_count for p in traced.passages if p.depth == 0)
     assert traced.result.tokens <= max(1500, seeds)
@@ -196,3 +212,52 @@ def test_trace_json_shape(engine: ReferenceEngine) -> None:
     assert any(p["via"] is not None and set(p["via"]) == {"from", "mention"} for p in data["passages"])
     for u in data["unresolved"]:
         assert set(u) == {"from", "document", "mention", "type", "target", "section", "reason"}
+
+
+def seeds_of(engine: ReferenceEngine, document: str, section: str, contains: str) -> list[SearchHit]:
+    """The chunk of a section holding ``contains``, as a search hit (the seed of an expansion)."""
+    chunk = next(c for c in engine.passages.section_passages(document, section) if contains in flat(c.text))
+    return [SearchHit(chunk, 1.0)]
+
+
+def test_annex_references_are_followed(engine: ReferenceEngine) -> None:
+    question = "Welche Ereignisse sind nach den Meldekriterien meldepflichtig?"
+    hits = seeds_of(engine, "AtSMV.pdf", "§ 6", "in den Anlagen 1 bis 7")
+    result = engine.expand(hits, engine.searcher.embed_query(question), depth=1)
+    reached = {p.chunk.section for p in result.passages if p.depth == 1 and p.chunk.document == "AtSMV.pdf"}
+    assert {"Anlage 1", "Anlage 7"} <= reached
+    via = next(p.via for p in result.passages if p.chunk.section == "Anlage 7")
+    assert via is not None and flat(via.mention) == "Anlagen 1 bis 7"
+
+
+def test_whole_document_mentions_are_followed_by_a_scoped_search(engine: ReferenceEngine) -> None:
+    question = (
+        "Welche Aufwendungen für genehmigungsbedürftige Anlagenteile zählen zu den Kosten der Errichtung?"
+    )
+    hits = seeds_of(engine, "AtKostV.pdf", "§ 3", "nach dem Atomgesetz genehmigungsbedürftigen")
+    vector = engine.searcher.embed_query(question)
+    followed = engine.expand(hits, vector, depth=1, query=question)
+    via_mention = [
+        p for p in followed.passages if p.via is not None and flat(p.via.mention) == "dem Atomgesetz"
+    ]
+    assert 1 <= len(via_mention) <= engine.expander.limits.section_chunks
+    assert all(p.chunk.document == "AtG.pdf" and p.depth == 1 for p in via_mention)
+    scoped = engine.searcher.search(question, SAMPLE_COLLECTION, k=4, query_vector=vector,
+                                    filters=SearchFilters.create(documents="AtG.pdf"))  # fmt: skip
+    assert {p.id for p in via_mention} <= {h.chunk.id for h in scoped}
+    # without the query text they are counted, not followed
+    counted = engine.expand(hits, vector, depth=1)
+    assert not any(p.via is not None and flat(p.via.mention) == "dem Atomgesetz" for p in counted.passages)
+    assert counted.stats.document_level >= 1
+
+
+def test_divisions_and_ranges_reach_the_sections_inside(engine: ReferenceEngine) -> None:
+    resolver = engine.resolver
+    (division,) = detect_references("nach Teil 4 Kapitel 2 des Strahlenschutzgesetzes")
+    target = resolver.resolve(division, Citing("AtG.pdf"))
+    assert target.labels[:3] == ("§ 121", "§ 122", "§ 123") and "§ 132" in target.labels
+    ranged = detect_references("die §§ 7 bis 9 des Atomgesetzes")
+    labels = [label for ref in ranged for label in resolver.resolve(ref, Citing("StrlSchG.pdf")).labels]
+    assert labels[:6] == ["§ 7", "§ 7a", "§ 7b", "§ 7c", "§ 7d", "§ 7e"] and "§ 9g" in labels
+    old = detect_references("nach § 5 der Strahlenschutzverordnung vom 20. Juli 2001 (BGBl. I S. 1714)")
+    assert [resolver.resolve(r, Citing("AtG.pdf")).reason for r in old] == [Unresolved.HISTORICAL_VERSION]

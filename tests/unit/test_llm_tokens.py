@@ -47,7 +47,7 @@ def test_uses_the_fast_backend_and_shares_it(counter: TokenCounter) -> None:
     other = TokenCounter()
     assert other.backend == "unloaded"
     assert other.count(GERMAN) == counter.count(GERMAN)
-    assert other.load_seconds < 0.05  # the loaded tokenizer is shared, not loaded again
+    # that the loaded tokenizer is shared, not loaded again, is timed in `make bench` (bench_components)
 
 
 def test_blank_text_has_no_tokens(counter: TokenCounter) -> None:

@@ -12,6 +12,7 @@ from rabbithole.core.models import Chunk
 from rabbithole.references.expansion import (
     Expander,
     ExpansionLimits,
+    GateRequest,
     Relevance,
     TracedPassage,
     absatz_at,
@@ -281,3 +282,54 @@ def test_limits_from_settings() -> None:
     limits = ExpansionLimits.from_settings(settings, section_chunks=2)
     assert (limits.max_depth, limits.token_budget, limits.per_document_limit) == (3, 5000, 7)
     assert (limits.min_relevance, limits.min_keep, limits.section_chunks) == (0.2, 5, 2)
+
+
+# -- whole documents, divisions, ranges ----------------------------------------------------------------------
+
+
+def test_whole_document_references_are_followed_by_a_scoped_search() -> None:
+    source = chunk("A.pdf", "§ 1", 0, "(1) Die Pflichten nach dem Betagesetz und nach diesem Gesetz bleiben.")
+    b1, b5 = chunk("B.pdf", "§ 1", 1, "Betagesetz § 1"), chunk("B.pdf", "§ 5", 5, "Betagesetz § 5")
+    expander, _ = make([source, b1, b5], section_chunks=1)
+    searched: list[str] = []
+
+    def search_document(document: str) -> list[Chunk]:
+        searched.append(document)
+        return [b5, b1]  # the query's best chunks of that document, best first
+
+    result = expander.expand(
+        [seed(source)], relevance({b5.id: 0.8, b1.id: 0.3}), max_depth=1, search_document=search_document
+    )
+    assert searched == ["B.pdf"]  # not the citing document ("diesem Gesetz")
+    assert ids(result.passages) == [source.id, b5.id]
+    via = result.by_id()[b5.id].via
+    assert via is not None and via.mention == "dem Betagesetz" and via.target.section is None
+    assert result.stats.document_level == 2 and result.stats.followed == 1
+    # without a search, as before: counted, not followed
+    plain = expander.expand([seed(source)], relevance({}), max_depth=1)
+    assert ids(plain.passages) == [source.id] and plain.stats.document_level == 2
+
+
+def test_whole_document_references_go_through_the_batch_gate() -> None:
+    source = chunk("A.pdf", "§ 1", 0, "(1) Es gelten das Betagesetz und § 2 der Gammaverordnung.")
+    expander, _ = make([source, B2, C3, chunk("C.pdf", "§ 2", 2, "Gamma § 2")])
+    asked: list[tuple[str, str | None]] = []
+
+    def batch_gate(depth: int, requests: Sequence[GateRequest]) -> list[int]:
+        asked.extend((r.reference.mention, r.target.section) for r in requests)
+        return [i for i, r in enumerate(requests) if r.target.section is not None]
+
+    result = expander.expand(
+        [seed(source)], relevance({}), max_depth=1, batch_gate=batch_gate, search_document=lambda d: [B2]
+    )
+    assert asked == [("das Betagesetz", None), ("§ 2 der Gammaverordnung", "§ 2")]
+    assert [p.chunk.document for p in result.passages] == ["A.pdf", "C.pdf"]
+
+
+def test_division_and_range_targets_follow_every_section() -> None:
+    source = chunk("A.pdf", "§ 1", 0, "(1) Die §§ 2 bis 3 des Betagesetzes gelten.")
+    inserted = chunk("B.pdf", "§ 2a", 7, "Betagesetz § 2a")
+    expander, passages = make([source, B2, inserted, chunk("B.pdf", "§ 3", 8, "Betagesetz § 3")])
+    result = expander.expand([seed(source)], relevance({}), max_depth=1)
+    assert sorted(p.chunk.section or "" for p in result.passages[1:]) == ["§ 2", "§ 2a", "§ 3"]
+    assert ("B.pdf", "§ 2a") in passages.lookups

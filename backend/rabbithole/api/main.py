@@ -15,9 +15,13 @@ from rabbithole.services import Services
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
+    """The app over ``settings`` (default: loaded now, so bad settings fail here with their message rather
+    than as "Application startup failed")."""
+    resolved = settings or load_settings()
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        services = Services(settings or load_settings())
+        services = Services(resolved)
         app.state.services = services
         try:
             yield

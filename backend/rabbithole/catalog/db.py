@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, text
 
 
 def create_sqlite_engine(path: Path, busy_timeout_ms: int = 30_000) -> Engine:
@@ -25,3 +25,16 @@ def create_sqlite_engine(path: Path, busy_timeout_ms: int = 30_000) -> Engine:
         cursor.close()
 
     return engine
+
+
+#: Columns added after a catalog was first created: (table, column, SQL type and default).
+ADDED_COLUMNS = (("documents", "language", "VARCHAR NOT NULL DEFAULT ''"),)
+
+
+def add_missing_columns(engine: Engine) -> None:
+    """Bring a catalog created by an older version up to date (SQLite ALTER TABLE ADD COLUMN)."""
+    with engine.begin() as conn:
+        for table, column, definition in ADDED_COLUMNS:
+            existing = {row[1] for row in conn.execute(text(f"PRAGMA table_info({table})"))}
+            if existing and column not in existing:
+                conn.execute(text(f"ALTER TABLE {table} ADD COLUMN {column} {definition}"))

@@ -29,6 +29,7 @@ class DocumentInfo:
     is_legal: bool
     chunks: int
     warnings: list[str] = field(default_factory=list)
+    language: str = ""  # ISO 639-1 code detected at ingestion; "" = unknown
 
 
 @dataclass(frozen=True, slots=True)

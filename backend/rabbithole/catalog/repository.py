@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from rabbithole.catalog.db import create_sqlite_engine
+from rabbithole.catalog.db import add_missing_columns, create_sqlite_engine
 from rabbithole.catalog.records import CollectionInfo, DocumentInfo, IngestProblem
 from rabbithole.catalog.tables import (
     Base,
@@ -28,6 +28,7 @@ class Catalog:
     def __init__(self, path: Path, busy_timeout_ms: int = 30_000) -> None:
         self.engine = create_sqlite_engine(path, busy_timeout_ms)
         Base.metadata.create_all(self.engine)
+        add_missing_columns(self.engine)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
 
     def close(self) -> None:
@@ -148,6 +149,7 @@ class Catalog:
             is_legal=row.is_legal,
             chunks=chunks,
             warnings=list(json.loads(row.warnings_json)),
+            language=row.language or "",
         )
 
     def replace_document(
@@ -157,6 +159,8 @@ class Catalog:
         content_hash: str,
         size_bytes: int,
         chunks: Sequence[Chunk],
+        *,
+        language: str = "",
     ) -> None:
         """Insert or replace one document with its pages and chunks, atomically."""
         with self._sessions.begin() as session:
@@ -174,6 +178,7 @@ class Catalog:
                 title=parsed.title,
                 abbreviation=parsed.abbreviation,
                 is_legal=parsed.is_legal,
+                language=language,
                 warnings_json=json.dumps(parsed.warnings, ensure_ascii=False),
             )
             session.add(row)
@@ -219,6 +224,24 @@ class Catalog:
                 select(PageRow).where(PageRow.document_id == doc_id).order_by(PageRow.number)
             ).all()
             return [PageText(number=r.number, text=r.text, offset=r.offset) for r in rows]
+
+    def document_languages(self, collection: str) -> dict[str, str]:
+        """Language code per document ("" where ingestion did not record one)."""
+        with self._sessions() as session:
+            rows = session.execute(
+                select(DocumentRow.file_name, DocumentRow.language).where(
+                    DocumentRow.collection_name == collection
+                )
+            ).all()
+        return {name: language or "" for name, language in rows}
+
+    def set_document_language(self, collection: str, file_name: str, language: str) -> None:
+        with self._sessions.begin() as session:
+            session.execute(
+                update(DocumentRow)
+                .where(DocumentRow.collection_name == collection, DocumentRow.file_name == file_name)
+                .values(language=language)
+            )
 
     def document_texts(self, collection: str) -> dict[str, str]:
         """Full text of every document of a collection (pages joined as in ParsedDocument.text)."""

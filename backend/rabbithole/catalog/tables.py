@@ -45,6 +45,7 @@ class DocumentRow(Base):
     title: Mapped[str] = mapped_column(Text, default="")
     abbreviation: Mapped[str] = mapped_column(String, default="")
     is_legal: Mapped[bool] = mapped_column(default=False)
+    language: Mapped[str] = mapped_column(String, default="")  # ISO 639-1, "" = unknown
     warnings_json: Mapped[str] = mapped_column(Text, default="[]")
     ingested_at: Mapped[datetime] = mapped_column(default=utcnow)
 

@@ -28,7 +28,7 @@ def register(app: typer.Typer) -> None:
                         "documents": info.documents,
                         "chunks": info.chunks,
                         "problems": [
-                            {"file": p.file_name, "severity": p.severity, "reason": p.reason}
+                            {"file": p.file_name, "kind": p.kind, "severity": p.severity, "reason": p.reason}
                             for p in services.catalog.problems(info.name)
                         ],
                     }

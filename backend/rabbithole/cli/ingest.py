@@ -39,8 +39,19 @@ def register(app: typer.Typer) -> None:
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars."),
     ) -> None:
         """Ingest PDFs: unchanged files are skipped, changed ones replaced, removed ones dropped."""
+        from rabbithole.core.config import load_settings
+        from rabbithole.ingestion.unchanged import unchanged_report
+
+        settings = load_settings()
+        storage = settings.storage
+        if not reindex:  # the light path: nothing changed, so nothing heavy needs loading
+            timeout = storage.sqlite_busy_timeout_ms
+            unchanged = unchanged_report(path, storage.catalog_path, collection, timeout)
+            if unchanged is not None:
+                _print_report(unchanged, Console(stderr=True, soft_wrap=True))
+                return
         console = Console(stderr=True)
-        with open_services() as services:
+        with open_services(settings) as services:
             pipeline = services.ingestion_pipeline()
             with Progress(
                 TextColumn("[bold]{task.description}"),

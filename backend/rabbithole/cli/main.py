@@ -7,7 +7,7 @@ import os
 
 import typer
 
-from rabbithole.cli import collections, ingest, references, search, serve
+from rabbithole.cli import collections, ingest, references, research, search, serve
 
 app = typer.Typer(
     name="rabbithole",
@@ -38,3 +38,4 @@ search.register(app)
 serve.register(app)
 collections.register(app)
 references.register(app)
+research.register(app)

@@ -44,6 +44,14 @@ def _source_document(services: Services, collection: str, source: str | None) ->
     return found.document
 
 
+def _section_label(section: str | None) -> str | None:
+    """ "§ 7", "7" or "Anlage 2" as a section label ("§ 7", "Anlage 2")."""
+    if section is None or not section.strip():
+        return None
+    label = " ".join(section.split())
+    return f"§ {label}" if label[0].isdigit() else label
+
+
 def _detector_mode(services: Services, detector: str | None) -> DetectorMode:
     from rabbithole.references.detector import DETECTOR_MODES
 
@@ -63,6 +71,11 @@ def register(app: typer.Typer) -> None:
         source: str | None = typer.Option(
             None, "--source", "-s", help="Document the text comes from (internal references resolve to it)."
         ),
+        section: str | None = typer.Option(
+            None,
+            "--section",
+            help='Section the text comes from ("§ 7", "Anlage 2"): relative references resolve to it.',
+        ),
         detector: str | None = typer.Option(
             None, help="regex, llm or hybrid (default: settings.references.detector)."
         ),
@@ -75,39 +88,27 @@ def register(app: typer.Typer) -> None:
             document = _source_document(services, collection, source)
             registry = services.registry(collection)
             mode = _detector_mode(services, detector)
-            llm = None
-            if mode != "regex":
-                from rabbithole.llm import LLMClient
+            llm = services.llm if mode != "regex" else None
+            from rabbithole.references.detector import build_detector, resolving
+            from rabbithole.references.report import reference_rows
+            from rabbithole.references.resolver import Citing
+            from rabbithole.references.store_adapter import CollectionPassages
 
-                llm = LLMClient(services.settings.llm, token_counter=services.tokens)
-            from rabbithole.references.detector import build_detector
-            from rabbithole.references.resolver import Citing, ReferenceResolver
-
-            resolver = ReferenceResolver(registry)
+            resolver = CollectionPassages(collection, services.catalog).resolver(registry)
+            citing = Citing(document, _section_label(section))
             detect = build_detector(
                 services.settings.references,
                 llm,
                 mode=mode,
                 canonical_law=lambda name: r.document if (r := resolver.resolve_name(name)) else None,
+                verify=resolving(lambda ref: resolver.resolve(ref, citing)),
             )
-            citing = Citing(document)
+            detection = detect.run(text)
+            for dropped, why in detection.rejected:
+                typer.echo(f"dropped model reference {' '.join(dropped.mention.split())!r}: {why}", err=True)
             items: list[dict[str, Any]] = []
-            for ref in detect(text):
-                target = resolver.resolve(ref, citing)
-                items.append(
-                    {
-                        "mention": ref.mention,
-                        "start": ref.start,
-                        "end": ref.end,
-                        "type": ref.type.value,
-                        "section": ref.section,
-                        "absatz": ref.absatz,
-                        "satz": ref.satz,
-                        "nummer": ref.nummer,
-                        "target_document": target.document,
-                        "external": ref.external,
-                    }
-                )
+            for ref in detection.references:
+                items.extend(reference_rows(ref, resolver.resolve(ref, citing)))
         if as_json:
             typer.echo(json.dumps(items, ensure_ascii=False, indent=2))
             return
@@ -144,9 +145,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Search, then follow the references in the passages found (grammar detector)."""
         with open_services() as services:
-            from rabbithole.references.tracing import ReferenceEngine
-
-            engine = ReferenceEngine(services, collection)
+            engine = services.reference_engine(collection)
             traced = engine.trace(question, depth=depth, k=k)
         data = traced.to_dict()
         if as_json:

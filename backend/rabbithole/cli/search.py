@@ -3,12 +3,41 @@
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
 
 from rabbithole.cli.errors import handle_errors
 from rabbithole.cli.services import open_services
+
+if TYPE_CHECKING:
+    from rabbithole.core.models import SearchHit
+    from rabbithole.retrieval.filters import SearchFilters
+    from rabbithole.retrieval.hybrid import SearchMode
+    from rabbithole.services import Services
+
+
+def _search_overlapped(
+    services: Services,
+    query: str,
+    collections: list[str],
+    k: int,
+    filters: SearchFilters,
+    mode: SearchMode,
+) -> list[SearchHit]:
+    """One search in a fresh process: the embedding model loads and embeds the query on a second thread
+    while this one opens the vector store and the search stack (both are mostly loading)."""
+    if mode == "bm25":
+        return services.searcher.search(query, collections, k=k, filters=filters, mode=mode)
+    embedder = services.embedder  # built here (cheap: the model loads on first use), shared by the searcher
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-query") as pool:
+        vector = pool.submit(embedder.embed_query, query)
+        searcher = services.searcher
+        return searcher.search(
+            query, collections, k=k, filters=filters, mode=mode, query_vector=vector.result()
+        )
 
 
 def register(app: typer.Typer) -> None:
@@ -27,7 +56,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Search collections (vector + BM25, fused)."""
         from rabbithole.retrieval.filters import SearchFilters
-        from rabbithole.retrieval.hybrid import MODES, SearchMode
+        from rabbithole.retrieval.hybrid import MODES
         from rabbithole.retrieval.schemas import SearchResultItem
 
         if mode not in MODES:
@@ -37,7 +66,7 @@ def register(app: typer.Typer) -> None:
             documents=document or None, sections=section or None, page_from=page_from, page_to=page_to
         )
         with open_services() as services:
-            hits = services.searcher.search(query, collection, k=k, filters=filters, mode=chosen)
+            hits = _search_overlapped(services, query, collection, k, filters, chosen)
         items = [SearchResultItem.from_hit(h) for h in hits]
         if as_json:
             typer.echo(json.dumps([i.model_dump() for i in items], ensure_ascii=False, indent=2))

@@ -9,14 +9,15 @@ from typing import TYPE_CHECKING
 from rabbithole.core.config import load_settings
 
 if TYPE_CHECKING:
+    from rabbithole.core.config import Settings
     from rabbithole.services import Services
 
 
 @contextmanager
-def open_services() -> Iterator[Services]:
+def open_services(settings: Settings | None = None) -> Iterator[Services]:
     from rabbithole.services import Services
 
-    services = Services(load_settings())
+    services = Services(settings or load_settings())
     try:
         yield services
     finally:

@@ -6,9 +6,15 @@ RABBITHOLE_EMBEDDINGS__PROVIDER=sentence-transformers. See docs/configuration.md
 
 from __future__ import annotations
 
+import difflib
+import ipaddress
+import logging
 import os
+import re
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -16,12 +22,68 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from rabbithole.core.errors import ConfigurationError
 
 DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"
+ENV_PREFIX = "RABBITHOLE_"
+#: Variables with the prefix that are not settings but are read elsewhere (documented where they are used).
+EXTRA_VARIABLES = frozenset({"RABBITHOLE_BENCH_DIR"})
+
+log = logging.getLogger(__name__)
+_LABEL = r"[A-Za-z0-9_][A-Za-z0-9_-]{0,62}"
+_HOST_NAME = re.compile(rf"^(?=.{{1,253}}$){_LABEL}(?:\.{_LABEL})*\.?$")
+
+
+def check_http_url(value: str) -> str:
+    """``value`` if it is a usable http(s) URL with a host and a valid port; ValueError saying why if not."""
+    try:
+        parts = urlsplit(value)
+        port = parts.port  # raises for a port that is not a number in 0-65535
+    except ValueError as exc:
+        raise ValueError(f"'{value}' is not a valid URL ({exc})") from None
+    if parts.scheme not in ("http", "https"):
+        raise ValueError(f"'{value}' is not an http:// or https:// URL")
+    host = parts.hostname or ""
+    if not host:
+        raise ValueError(f"'{value}' has no host name")
+    if port == 0 or (parts.netloc.rsplit("]", 1)[-1].count(":") == 1 and port is None):
+        raise ValueError(f"'{value}' has no valid port (1-65535)")
+    if "[" in parts.netloc:
+        try:
+            ipaddress.IPv6Address(host)
+        except ValueError:
+            raise ValueError(f"'{value}': '{host}' is not an IPv6 address") from None
+    elif not _HOST_NAME.match(host):
+        raise ValueError(f"'{value}': '{host}' is not a valid host name")
+    return value
+
+
+def check_data_dir(path: Path) -> Path:
+    """A folder Rabbithole can use (it exists and is writable, or can be created); ValueError saying why."""
+    path = path.expanduser()
+    absolute = path if path.is_absolute() else Path.cwd() / path
+    if absolute.exists():
+        if not absolute.is_dir():
+            raise ValueError(f"{path} exists and is not a folder")
+        if not os.access(absolute, os.W_OK | os.X_OK):
+            raise ValueError(f"{path} is not writable")
+        return path
+    ancestor = absolute.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise ValueError(f"{path} cannot be created: {ancestor} is a file, not a folder")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise ValueError(f"{path} cannot be created: {ancestor} is not writable")
+    return path
 
 
 class StorageSettings(BaseModel):
     """Where the index lives."""
 
-    data_dir: Path = Field(Path("data"), description="Everything Rabbithole writes: Chroma, SQLite, indexes.")
+    data_dir: Path = Field(
+        Path("data"),
+        validate_default=True,
+        description="Everything Rabbithole writes: Chroma, SQLite, indexes. Must be a writable folder "
+        "or creatable.",
+    )
     chroma_mode: Literal["embedded", "http"] = Field(
         "embedded", description="embedded: ChromaDB inside the process; http: a Chroma server."
     )
@@ -30,6 +92,11 @@ class StorageSettings(BaseModel):
     sqlite_busy_timeout_ms: int = Field(
         30_000, ge=0, description="How long a SQLite writer waits for a lock before failing."
     )
+
+    @field_validator("data_dir")
+    @classmethod
+    def _usable_data_dir(cls, value: Path) -> Path:
+        return check_data_dir(value)
 
     @property
     def chroma_dir(self) -> Path:
@@ -42,6 +109,10 @@ class StorageSettings(BaseModel):
     @property
     def index_dir(self) -> Path:
         return self.data_dir / "indexes"
+
+    @property
+    def checkpoint_path(self) -> Path:
+        return self.data_dir / "checkpoints.sqlite3"
 
 
 class EmbeddingSettings(BaseModel):
@@ -93,12 +164,17 @@ class LLMSettings(BaseModel):
         "trim", description="A prompt longer than num_ctx: trim the oldest context, or refuse."
     )
 
+    @field_validator("base_url")
+    @classmethod
+    def _usable_base_url(cls, value: str | None) -> str | None:
+        return check_http_url(value.strip().rstrip("/")) if value and value.strip() else None
+
     @property
     def resolved_base_url(self) -> str:
         if self.base_url:
             return self.base_url.rstrip("/")
         if self.provider == "ollama":
-            return normalize_ollama_host(os.environ.get("OLLAMA_HOST", "")) or DEFAULT_OLLAMA_HOST
+            return ollama_host_from_environment()
         raise ConfigurationError("llm.base_url is required when llm.provider is 'openai'")
 
 
@@ -172,6 +248,54 @@ class ReferenceSettings(BaseModel):
     min_keep: int = Field(5, ge=0, description="Passages kept even below min_relevance.")
 
 
+class ResearchSettings(BaseModel):
+    """The research run: clarify, plan, dig, validate, synthesize, attribute."""
+
+    languages: list[str] = Field(
+        ["de", "en"], min_length=2, description="Languages detected (ISO 639-1) for questions and documents."
+    )
+    max_clarify_rounds: int = Field(5, ge=1, le=20, description="Clarification rounds at most.")
+    converge_coverage: float = Field(
+        0.8, ge=0.0, le=1.0, description="Clarification converges at this coverage ..."
+    )
+    converge_dedup: float = Field(0.7, ge=0.0, le=1.0, description="... and this dedup ratio ...")
+    converge_max_gaps: int = Field(2, ge=0, description="... and at most this many knowledge gaps.")
+    clarify_k: int = Field(5, ge=1, le=50, description="Search hits per clarification query.")
+    min_tasks: int = Field(3, ge=1, le=15, description="Tasks a proposed plan has at least.")
+    max_tasks: int = Field(5, ge=1, le=15, description="Tasks a proposed plan has at most.")
+    task_limit: int = Field(15, ge=1, le=15, description="Tasks an edited plan may have at most.")
+    concurrency: int = Field(4, ge=1, le=32, description="Tasks dug in parallel.")
+    k: int = Field(5, ge=1, le=100, description="Search hits per query and collection when digging.")
+    queries_per_task: int = Field(3, ge=1, le=10, description="Search queries per task and language.")
+    max_passages: int = Field(24, ge=1, le=500, description="Passages per task read by extraction at most.")
+    min_passage_relevance: float = Field(
+        0.2, ge=0.0, le=1.0, description="Reached passages below this similarity are not extracted."
+    )
+    extract_batch_tokens: int = Field(
+        3000, ge=200, description="Passage tokens per extraction call (several passages per call)."
+    )
+    tier_primary: float = Field(0.6, ge=0.0, le=1.0, description="Tier score of primary evidence.")
+    tier_secondary: float = Field(0.4, ge=0.0, le=1.0, description="Tier score of secondary evidence.")
+    drift_primary: float = Field(
+        0.1, ge=-1.0, le=1.0, description="Anchor similarity primary evidence needs."
+    )
+    drift_secondary: float = Field(0.15, ge=-1.0, le=1.0, description="... secondary evidence needs.")
+    drift_tertiary: float = Field(0.2, ge=-1.0, le=1.0, description="... tertiary evidence needs.")
+    drift_warn_share: float = Field(0.3, ge=0.0, le=1.0, description="Warn when validation drops more.")
+    quality_threshold: float = Field(
+        70.0, ge=0.0, le=100.0, description="Mean quality score below which one remediation pass runs."
+    )
+    support_threshold: float = Field(
+        0.35, ge=0.0, le=1.0, description="Citations whose support score is lower are flagged."
+    )
+    assess_floor: float = Field(
+        0.25, ge=-1.0, le=1.0, description="Best similarity below which the corpus holds nothing on it."
+    )
+    assess_clear: float = Field(
+        0.5, ge=-1.0, le=1.0, description="Best similarity at or above which the corpus clearly covers it."
+    )
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="RABBITHOLE_",
@@ -188,6 +312,7 @@ class Settings(BaseSettings):
     ingestion: IngestionSettings = IngestionSettings()
     retrieval: RetrievalSettings = RetrievalSettings()
     references: ReferenceSettings = ReferenceSettings()
+    research: ResearchSettings = ResearchSettings()
 
     @field_validator("kb_dir")
     @classmethod
@@ -196,7 +321,7 @@ class Settings(BaseSettings):
 
 
 def normalize_ollama_host(value: str) -> str:
-    """Interpret OLLAMA_HOST as Ollama's own tools do: host, host:port or a URL."""
+    """Interpret OLLAMA_HOST as Ollama's own tools do: host, host:port or a URL. ValueError if malformed."""
     value = value.strip()
     if not value:
         return ""
@@ -208,13 +333,69 @@ def normalize_ollama_host(value: str) -> str:
         host += ":443" if scheme == "https" else ":11434"
     if host.startswith("0.0.0.0"):
         host = "127.0.0.1" + host[len("0.0.0.0") :]
-    return f"{scheme}://{host}"
+    return check_http_url(f"{scheme}://{host}")
+
+
+def ollama_host_from_environment() -> str:
+    """The Ollama address from $OLLAMA_HOST, else the default; ConfigurationError naming the variable."""
+    raw = os.environ.get("OLLAMA_HOST", "")
+    try:
+        return normalize_ollama_host(raw) or DEFAULT_OLLAMA_HOST
+    except ValueError as exc:
+        raise ConfigurationError(f"invalid configuration:\n  OLLAMA_HOST: {exc}") from None
+
+
+def known_variables(model: type[BaseModel] = Settings, prefix: str = ENV_PREFIX) -> set[str]:
+    """Every environment variable that sets something in ``model`` (groups as a whole, and each field)."""
+    names: set[str] = set()
+    for name, info in model.model_fields.items():
+        env = f"{prefix}{name.upper()}"
+        names.add(env)
+        annotation = info.annotation
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            names |= known_variables(annotation, env + "__")
+    return names
+
+
+def unknown_variables(names: Iterable[str]) -> list[str]:
+    """Warnings for ``RABBITHOLE_*`` names that set nothing (typos), with the closest known name."""
+    known = known_variables() | EXTRA_VARIABLES
+    messages = []
+    for name in sorted({n.upper() for n in names if n.upper().startswith(ENV_PREFIX)}):
+        if name in known:
+            continue
+        close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        messages.append(f"unknown setting {name} is ignored{hint}; see docs/configuration.md")
+    return messages
+
+
+def _dotenv_names(env_file: Path) -> list[str]:
+    if not env_file.is_file():
+        return []
+    from dotenv import dotenv_values
+
+    return list(dotenv_values(env_file))
+
+
+def _check_ollama_host(settings: Settings, environ: Mapping[str, str]) -> None:
+    """OLLAMA_HOST is read when the LLM or the embedder talks to Ollama without an explicit address."""
+    uses_it = (settings.llm.provider == "ollama" and not settings.llm.base_url) or (
+        settings.embeddings.provider == "ollama" and settings.llm.provider != "ollama"
+    )
+    if uses_it and environ.get("OLLAMA_HOST", "").strip():
+        ollama_host_from_environment()
 
 
 def load_settings(**overrides: object) -> Settings:
-    """Build settings from the environment, turning validation errors into one clear message."""
+    """Build settings from the environment, turning validation errors into one clear message (also for a
+    malformed OLLAMA_HOST), and warn about ``RABBITHOLE_*`` variables that set nothing (typos)."""
+    for message in unknown_variables([*os.environ, *_dotenv_names(Path(".env"))]):
+        log.warning(message)
     try:
-        return Settings(**overrides)  # type: ignore[arg-type]
+        settings = Settings(**overrides)  # type: ignore[arg-type]
+        _check_ollama_host(settings, os.environ)
+        return settings
     except ValidationError as exc:
         lines = []
         for err in exc.errors():

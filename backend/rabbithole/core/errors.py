@@ -88,3 +88,23 @@ class LLMOutputError(LLMError):
 class ContextWindowExceededError(LLMError):
     http_status = 413
     exit_code = 65
+
+
+class RunNotFoundError(NotFoundError):
+    def __init__(self, run_id: str) -> None:
+        super().__init__(f"research run '{run_id}' does not exist (list them with `rabbithole runs`)")
+        self.run_id = run_id
+
+
+class RunStateError(RabbitholeError):
+    """The run is not in a state that allows the request (resuming a finished run, a stale answer)."""
+
+    http_status = 409
+    exit_code = 65
+
+
+class RunFailedError(RabbitholeError):
+    """A research run stopped in its error state; it can be resumed from its last checkpoint."""
+
+    http_status = 502
+    exit_code = 70

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
-
-from rabbithole.core.config import DEFAULT_OLLAMA_HOST, Settings, normalize_ollama_host
+from rabbithole.core.config import Settings, ollama_host_from_environment
 from rabbithole.embeddings.base import Embedder
 
 
@@ -12,7 +10,7 @@ def ollama_base_url(settings: Settings) -> str:
     """The Ollama address: the LLM's when the LLM runs on Ollama, else $OLLAMA_HOST or the default."""
     if settings.llm.provider == "ollama":
         return settings.llm.resolved_base_url
-    return normalize_ollama_host(os.environ.get("OLLAMA_HOST", "")) or DEFAULT_OLLAMA_HOST
+    return ollama_host_from_environment()
 
 
 def create_embedder(settings: Settings) -> Embedder:

@@ -63,16 +63,20 @@ class PdfParser:
         name = file_name or path.name
         truncated = self._check_file(path, name)
         pymupdf = _load_pymupdf()
+        error = TruncatedDocumentError if truncated else CorruptDocumentError
+        what = "truncated PDF (the file ends early)" if truncated else "damaged PDF"
         with _quiet_mupdf(pymupdf):
             try:
-                doc = pymupdf.open(str(path), filetype="pdf")
+                doc = _open(pymupdf, path)
             except Exception as exc:  # PyMuPDF raises FileDataError/RuntimeError for broken files
-                error = TruncatedDocumentError if truncated else CorruptDocumentError
-                what = "truncated PDF (the file ends early)" if truncated else "damaged PDF"
                 detail = _short(exc).replace(str(path), name)
                 raise error(name, f"{what}; it cannot be opened ({detail})") from exc
             try:
                 return self._parse_open(pymupdf, doc, name, truncated)
+            except RuntimeError as exc:
+                # MuPDF opened a repaired shell but cannot walk it ("Invalid number of pages": a file cut
+                # before its page tree): damaged, like a file that cannot be opened at all.
+                raise error(name, f"{what}; its pages cannot be read ({_short(exc)})") from exc
             finally:
                 doc.close()
 
@@ -195,6 +199,16 @@ def _load_pymupdf() -> Any:
     import pymupdf
 
     return pymupdf
+
+
+def _open(pymupdf: Any, path: Path) -> Any:
+    """Open by path; a path MuPDF cannot take (a file name that is not valid UTF-8) from its bytes."""
+    name = str(path)
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return pymupdf.open(stream=path.read_bytes(), filetype="pdf")
+    return pymupdf.open(name, filetype="pdf")
 
 
 # --- page extraction ---------------------------------------------------------------------------------------

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from rabbithole.catalog.records import IngestProblem
-from rabbithole.catalog.repository import Catalog
 from rabbithole.core.config import IngestionSettings
 from rabbithole.core.errors import EmbeddingModelMismatchError, IngestionError
 from rabbithole.core.models import Chunk, ParsedDocument
@@ -26,6 +25,7 @@ if TYPE_CHECKING:  # imported when a file needs work: a re-run over an unchanged
     import numpy as np
     import numpy.typing as npt
 
+    from rabbithole.catalog.repository import Catalog
     from rabbithole.embeddings.base import Embedder
     from rabbithole.store.chroma_store import ChromaStore, VectorCollection
 
@@ -87,6 +87,15 @@ class IngestReport:
         return [p for c in self.collections for p in c.failed]
 
 
+def source_problems(source: CollectionSource) -> list[IngestProblem]:
+    """What the scan of the folder itself reports: links not followed, file names that are not UTF-8."""
+    problems = [IngestProblem(s.file_name, s.kind, s.reason, "warning") for s in source.skipped]
+    for path in source.files:
+        if (note := source.name_note(path)) is not None:
+            problems.append(IngestProblem(source.file_name(path), "file_name", note, "warning"))
+    return problems
+
+
 def embedding_input(doc: ParsedDocument, chunk: Chunk) -> str:
     """What the embedder sees: the passage with its document and section context in front."""
     label = doc.abbreviation or doc.title or doc.file_name
@@ -105,8 +114,13 @@ class IngestionPipeline:
         tokens_factory: Callable[[], TokenCounter],
         on_collection_changed: Callable[[str], None] | None = None,
         registry_builder: Callable[[str, Path, bool], object] | None = None,
+        language_of: Callable[[str], str] | None = None,
+        warm_up: Callable[[], object] | None = None,
     ) -> None:
+        """``language_of``: the ISO 639-1 code of a document's text, recorded per document (the research
+        run searches in the documents' language too)."""
         self.settings = settings
+        self.language_of = language_of
         self.catalog = catalog
         self.parser = parser
         self._embedder_factory = embedder_factory
@@ -115,6 +129,9 @@ class IngestionPipeline:
         self._tokens_factory = tokens_factory
         self.on_collection_changed = on_collection_changed
         self.registry_builder = registry_builder
+        #: run on the writer thread before the first write: loads what the end of the run needs (the search
+        #: stack for the BM25 index, the registry builder) while the embedder works, not after it
+        self.warm_up = warm_up
 
     @cached_property
     def store(self) -> ChromaStore:
@@ -158,6 +175,7 @@ class IngestionPipeline:
         known = self.catalog.document_hashes(name) if existing else {}
 
         pending: list[tuple[Path, str, str, int]] = []
+        report.problems.extend(source_problems(source))
         for path in source.files:
             file_name = source.file_name(path)
             try:
@@ -231,7 +249,10 @@ class IngestionPipeline:
 
             for _ in range(READ_AHEAD):
                 read_next()
-            writes: list[Future[None]] = []
+            writes: list[Future[object]] = []
+            if self.warm_up is not None:
+                writes.append(writer.submit(self.warm_up))
+            self._load_embedder()  # while the reader parses the first files
             index = 0
             while ahead:
                 (_path, file_name, digest, size), future = ahead.popleft()
@@ -268,6 +289,11 @@ class IngestionPipeline:
             for write in writes:
                 write.result()  # a failing store is not a bad file: it stops the run
 
+    def _load_embedder(self) -> None:
+        load = getattr(self.embedder, "load", None)  # local models load their weights; remote ones need not
+        if callable(load):
+            load()
+
     def _prepare(self, collection: str, path: Path, file_name: str) -> Prepared:
         try:
             parsed = self.parser.parse(path, file_name)
@@ -295,7 +321,8 @@ class IngestionPipeline:
         vectors.delete_document(parsed.file_name)
         if chunks:
             vectors.upsert(chunks, embeddings)
-        self.catalog.replace_document(collection, parsed, digest, size, chunks)
+        language = self.language_of(language_sample(chunks)) if self.language_of and chunks else ""
+        self.catalog.replace_document(collection, parsed, digest, size, chunks, language=language)
 
     def _remove(self, vectors: VectorCollection, collection: str, file_name: str) -> None:
         vectors.delete_document(file_name)
@@ -304,3 +331,15 @@ class IngestionPipeline:
 
 def _kind(exc: IngestionError) -> str:
     return str(getattr(exc, "kind", type(exc).__name__))
+
+
+def language_sample(chunks: Sequence[Chunk], chars: int = 3000) -> str:
+    """Text of a document's first chunks, enough to tell its language."""
+    out: list[str] = []
+    used = 0
+    for chunk in chunks:
+        if used >= chars:
+            break
+        out.append(chunk.text)
+        used += len(chunk.text)
+    return "\n".join(out)[:chars]

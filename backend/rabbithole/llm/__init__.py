@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rabbithole.llm.context import ContextWindow, FitResult, context_block
-    from rabbithole.llm.factory import LLMClient, MessagesInput, build_chat_model
+    from rabbithole.llm.factory import LLMClient, build_chat_model
     from rabbithole.llm.health import LLMStatus
+    from rabbithole.llm.messages import MessagesInput
     from rabbithole.llm.structured import StructuredResult, agenerate_structured, generate_structured
     from rabbithole.llm.tokens import TokenCounter
 
@@ -24,7 +25,7 @@ _EXPORTS = {
     "context_block": "rabbithole.llm.context",
     "LLMClient": "rabbithole.llm.factory",
     "LLMStatus": "rabbithole.llm.health",
-    "MessagesInput": "rabbithole.llm.factory",
+    "MessagesInput": "rabbithole.llm.messages",
     "build_chat_model": "rabbithole.llm.factory",
     "StructuredResult": "rabbithole.llm.structured",
     "agenerate_structured": "rabbithole.llm.structured",

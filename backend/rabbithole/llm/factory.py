@@ -13,28 +13,28 @@ import logging
 import threading
 import time
 import weakref
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
-from langchain_core.messages import AIMessage, BaseMessage, BaseMessageChunk, HumanMessage
+from langchain_core.messages import AIMessage, BaseMessage, BaseMessageChunk
 from pydantic import BaseModel
 
 from rabbithole.core.config import LLMSettings
 from rabbithole.llm.context import ContextWindow, FitResult
 from rabbithole.llm.failures import FailureKind, classify, domain_error, unavailable_error
 from rabbithole.llm.health import LLMStatus, probe
+from rabbithole.llm.messages import MessagesInput, as_messages
+from rabbithole.llm.structured import StructuredResult, agenerate_structured, generate_structured
 from rabbithole.llm.tokens import TokenCounter
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
-    from rabbithole.llm.structured import StructuredResult
-
 log = logging.getLogger(__name__)
 
 T = TypeVar("T", bound=BaseModel)
-MessagesInput = str | Sequence[BaseMessage]
+__all__ = ["LLMClient", "MessagesInput", "as_messages", "build_chat_model"]
 #: How long a model that answered "not found" is skipped before it is tried again.
 MISSING_MODEL_TTL_S = 60.0
 
@@ -79,10 +79,6 @@ def build_chat_model(
         timeout=_timeout(settings),
         max_retries=0,
     )
-
-
-def as_messages(messages: MessagesInput) -> list[BaseMessage]:
-    return [HumanMessage(messages)] if isinstance(messages, str) else list(messages)
 
 
 class LLMClient:
@@ -308,22 +304,16 @@ class LLMClient:
 
     def structured(self, schema: type[T], messages: MessagesInput, *, retries: int | None = None) -> T:
         """A validated ``schema`` instance (see ``rabbithole.llm.structured``)."""
-        from rabbithole.llm.structured import generate_structured
-
         return generate_structured(self, schema, messages, retries=retries).value
 
     async def astructured(self, schema: type[T], messages: MessagesInput, *, retries: int | None = None) -> T:
         """Async ``structured``."""
-        from rabbithole.llm.structured import agenerate_structured
-
         return (await agenerate_structured(self, schema, messages, retries=retries)).value
 
     def structured_result(
         self, schema: type[T], messages: MessagesInput, *, retries: int | None = None
     ) -> StructuredResult[T]:
         """Like ``structured``, with the attempts and the model that answered."""
-        from rabbithole.llm.structured import generate_structured
-
         return generate_structured(self, schema, messages, retries=retries)
 
     def format_kwargs(self, schema: type[BaseModel]) -> dict[str, Any]:

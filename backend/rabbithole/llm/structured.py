@@ -13,16 +13,15 @@ import json
 import logging
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, ValidationError
 
+from rabbithole.core.config import LLMSettings
 from rabbithole.core.errors import LLMOutputError
 from rabbithole.llm.context import message_text
-
-if TYPE_CHECKING:
-    from rabbithole.llm.factory import LLMClient, MessagesInput
+from rabbithole.llm.messages import MessagesInput, as_messages
 
 log = logging.getLogger(__name__)
 
@@ -94,14 +93,26 @@ def with_schema_instruction(messages: list[BaseMessage], schema: type[BaseModel]
     return [SystemMessage(instruction), *messages]
 
 
+class StructuredClient(Protocol):
+    """What structured generation needs of a client (``LLMClient`` is one): dependencies point from the
+    client to this module, never back."""
+
+    @property
+    def settings(self) -> LLMSettings: ...
+
+    def format_kwargs(self, schema: type[BaseModel]) -> dict[str, Any]: ...
+
+    def invoke(self, messages: MessagesInput, *, keep_last: int = 1, **kwargs: Any) -> AIMessage: ...
+
+    async def ainvoke(self, messages: MessagesInput, *, keep_last: int = 1, **kwargs: Any) -> AIMessage: ...
+
+
 class _Attempts(Generic[T]):
     """The retry loop shared by the sync and async helpers."""
 
     def __init__(
-        self, client: LLMClient, schema: type[T], messages: MessagesInput, retries: int | None
+        self, client: StructuredClient, schema: type[T], messages: MessagesInput, retries: int | None
     ) -> None:
-        from rabbithole.llm.factory import as_messages
-
         self.schema = schema
         self.base = with_schema_instruction(as_messages(messages), schema)
         self.max_attempts = 1 + (client.settings.structured_retries if retries is None else retries)
@@ -151,7 +162,7 @@ class _Attempts(Generic[T]):
 
 
 def generate_structured(
-    client: LLMClient, schema: type[T], messages: MessagesInput, *, retries: int | None = None
+    client: StructuredClient, schema: type[T], messages: MessagesInput, *, retries: int | None = None
 ) -> StructuredResult[T]:
     """Ask ``client`` for a ``schema`` instance; retry with the error; LLMOutputError at the end."""
     attempts = _Attempts(client, schema, messages, retries)
@@ -164,7 +175,7 @@ def generate_structured(
 
 
 async def agenerate_structured(
-    client: LLMClient, schema: type[T], messages: MessagesInput, *, retries: int | None = None
+    client: StructuredClient, schema: type[T], messages: MessagesInput, *, retries: int | None = None
 ) -> StructuredResult[T]:
     """Async ``generate_structured``."""
     attempts = _Attempts(client, schema, messages, retries)

@@ -70,7 +70,7 @@ class _Mention:
     inherited: bool = False
 
 
-def _expand(a: str, b: str) -> list[tuple[str, bool]] | None:
+def expand_range(a: str, b: str) -> list[tuple[str, bool]] | None:
     """'8','10' -> 8, 9, 10; '7','7d' -> 7, 7a..7d; '21a','23' -> 21a, 22, 23; 'a','c' -> a, b, c."""
     ma, mb = re.fullmatch(r"(\d*)([a-z]?)", a), re.fullmatch(r"(\d*)([a-z]?)", b)
     if not ma or not mb or bool(ma.group(1)) != bool(mb.group(1)):
@@ -156,7 +156,7 @@ class ChainParser:
             if kw and pl.KEYWORD_LEVEL[kw.lastgroup or ""] == level and level not in pl.TOP_LEVELS:
                 q = _WS_RE.match(text, kw.end()).end()  # type: ignore[union-attr]
             num2 = self.number(level, q, True)
-            expanded = _expand(num.group(), num2.group()) if num2 else None
+            expanded = expand_range(num.group(), num2.group()) if num2 else None
             if num2 and expanded:
                 values = [(v, num.start(), num2.end(), mid) for v, mid in expanded]
                 end = num2.end()
@@ -300,6 +300,13 @@ class ChainParser:
             if cur.inherited and not cur.law:
                 cur.law = prev.law
 
+    def range_at(self, start: int, end: int) -> tuple[str, str] | None:
+        """The written endpoints when ``text[start:end]`` is a range ("7 bis 9"), else None."""
+        rng = pl.RANGE_RE.search(self.text, start, end)
+        if rng is None or rng.start() == start:
+            return None
+        return self.text[start : rng.start()], self.text[rng.end() : end]
+
     def to_references(self, m: _Mention) -> list[Reference]:
         text = self.text
         law = m.law
@@ -321,6 +328,7 @@ class ChainParser:
                     vals[lv] = v
             leaf = path.comps[-1]
             details += path.details
+            span = next(((cs, ce) for lv, _v, cs, ce, _r in path.comps if lv == pl.SECTION), None)
             top = m.top
             relative: RelativeTo | None = None
             if top in _BARE_TYPE:
@@ -360,6 +368,7 @@ class ChainParser:
                     relative_to=relative,
                     external=external,
                     from_range=any(c[4] for c in path.comps),
+                    range=self.range_at(*span) if span else None,
                 )
             )
         return refs

@@ -12,15 +12,19 @@ catalog and the vector store are in :mod:`rabbithole.references.store_adapter`.
   is followed to the chunks of that section; when it names Absätze ("§ 5 Absatz 26") the chunks holding
   them (told apart by "(26)" at a line start) and the section's opening chunk (heading, first Absatz) are
   taken, else (no Absatz named, or no marks found) the section's ``section_chunks`` most relevant chunks.
-  A bare "Satz 2"/"Nummer 3" points into the Absatz it stands in. References to a whole document
-  ("nach dem Atomgesetz") are counted, not followed.
+  A bare "Satz 2"/"Nummer 3" points into the Absatz it stands in. A range with inserted sections or a
+  division ("Teil 4 Kapitel 2") is followed to every section it covers. References to a whole other document
+  ("nach dem Atomgesetz", "StrlSchG") are followed through ``search_document`` (the query's best chunks of
+  that document) when it is given, else counted, not followed.
 * **Order and limits**: per depth, all candidates are ranked by relevance (cosine similarity of the
   passage to the query) and taken best first while the token budget (``Chunk.token_count``) lasts, at most
   ``per_document_limit`` reached passages per document; a candidate below ``min_relevance`` is dropped,
   except while fewer than ``min_keep`` passages have been reached. Seeds are always kept and count
   towards the budget.
 * **Gate**: ``gate(reference, source_passage) -> bool`` decides per reference (per mention and target)
-  whether it is followed; the default follows all.
+  whether it is followed; the default follows all. A ``batch_gate(depth, requests) -> indices to follow``
+  decides all candidate references of one depth at once instead (one LLM call per depth, not one per
+  reference); it replaces ``gate`` when given.
 * **Provenance**: every reached passage carries ``via``: the passage it was reached from and the mention
   ("§ 80 Absatz 1 und 2 des Strahlenschutzgesetzes"); :meth:`ExpansionResult.chain` walks back to the seed.
 * **Unresolved** references of the scanned passages are reported, never dropped silently.
@@ -29,7 +33,7 @@ catalog and the vector store are in :mod:`rabbithole.references.store_adapter`.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -47,15 +51,18 @@ from rabbithole.references.provenance import (
 from rabbithole.references.resolver import Citing, ResolvedReference, Unresolved
 
 __all__ = [
+    "BatchGate",
     "Detect",
     "Expander",
     "ExpansionLimits",
     "ExpansionResult",
     "ExpansionStats",
     "Gate",
+    "GateRequest",
     "PassageSource",
     "Relevance",
     "Resolve",
+    "SearchDocument",
     "TracedPassage",
     "UnresolvedMention",
     "Via",
@@ -101,6 +108,21 @@ Resolve = Callable[[Reference, Citing], ResolvedReference]
 Relevance = Callable[[Sequence[Chunk]], Mapping[str, float]]
 #: (reference, the passage it was found in) -> follow it?
 Gate = Callable[[Reference, TracedPassage], bool]
+#: document -> its chunks most relevant to the query, best first (a search scoped to that document)
+SearchDocument = Callable[[str], Sequence[Chunk]]
+
+
+@dataclass(frozen=True, slots=True)
+class GateRequest:
+    """One candidate reference put to a batch gate: the mention, where it points, where it was found."""
+
+    reference: Reference
+    target: ResolvedReference
+    source: TracedPassage
+
+
+#: (depth, the candidate references of that depth) -> indices of the requests to follow
+BatchGate = Callable[[int, Sequence[GateRequest]], Collection[int]]
 
 
 def follow_all(reference: Reference, source: TracedPassage) -> bool:
@@ -117,6 +139,8 @@ class _Target:
     reference: Reference
     source: TracedPassage
     absaetze: set[str] | None = field(default_factory=set)  # None: the whole section
+    section: str | None = None  # the label followed (one of the resolved reference's labels)
+    whole_document: bool = False  # a reference to a whole document: a search scoped to it
 
 
 @dataclass(slots=True)
@@ -148,8 +172,12 @@ class Expander:
         relevance: Relevance | None = None,
         *,
         gate: Gate = follow_all,
+        batch_gate: BatchGate | None = None,
         max_depth: int | None = None,
+        search_document: SearchDocument | None = None,
     ) -> ExpansionResult:
+        """``search_document``: how references to a whole document are followed (the query's best chunks
+        of that document); without it they are counted (``stats.document_level``), not followed."""
         limits = self.limits
         depth_limit = limits.max_depth if max_depth is None else max_depth
         stats = ExpansionStats()
@@ -167,8 +195,8 @@ class Expander:
         for depth in range(1, depth_limit + 1):
             if not frontier:
                 break
-            targets = self._targets(frontier, gate, stats, unresolved)
-            candidates = self._candidates(targets, visited, stats)
+            targets = self._targets(frontier, depth, gate, batch_gate, stats, unresolved, search_document)
+            candidates = self._candidates(targets, visited, stats, search_document)
             if relevance is not None and candidates:
                 scores = relevance([c.chunk for c in candidates])
                 for c in candidates:
@@ -204,19 +232,22 @@ class Expander:
     def _targets(
         self,
         frontier: Sequence[TracedPassage],
+        depth: int,
         gate: Gate,
+        batch_gate: BatchGate | None,
         stats: ExpansionStats,
         unresolved: dict[tuple[str, int, int, Unresolved], UnresolvedMention],
+        search_document: SearchDocument | None = None,
     ) -> list[_Target]:
         """The sections the frontier's references point to, one entry per (document, section), in order
-        of the frontier (most relevant source first) and of the text."""
-        targets: dict[tuple[str, str], _Target] = {}
+        of the frontier (most relevant source first) and of the text. A reference to a whole other
+        document is a target (document, "") when ``search_document`` is given."""
+        found: list[tuple[Reference, ResolvedReference, TracedPassage, str]] = []
+        requests: dict[tuple[str, int, str, str], GateRequest] = {}
         for source in frontier:
             stats.scanned += 1
             chunk = source.chunk
             citing = Citing(chunk.document, chunk.section)
-            asked: set[tuple[int, str, str]] = set()
-            refused: set[tuple[int, str, str]] = set()
             for ref in self.detect(chunk.text):
                 stats.references += 1
                 resolved = self.resolve(ref, citing)
@@ -225,30 +256,56 @@ class Expander:
                     if key not in unresolved:
                         unresolved[key] = UnresolvedMention.of(chunk, resolved)
                     continue
-                if resolved.document is None or resolved.section is None:
+                if resolved.document is None:
+                    continue
+                labels = resolved.labels
+                if not labels:
                     stats.document_level += 1
-                    continue
-                doc_section = (resolved.document, resolved.section)
-                mention_key = (ref.start, *doc_section)
-                if mention_key in refused:
-                    continue
-                if mention_key not in asked:
-                    asked.add(mention_key)
-                    if not gate(ref, source):
-                        stats.gated += 1
-                        refused.add(mention_key)
+                    if search_document is None or resolved.document == chunk.document:
                         continue
-                    stats.followed += 1
-                target = targets.get(doc_section)
-                if target is None:
-                    target = targets[doc_section] = _Target(resolved, ref, source)
-                if target.absaetze is not None:
-                    absatz = self._absatz_of(ref, resolved, chunk)
-                    if absatz is None or ref.type is RefType.ANNEX:
-                        target.absaetze = None
-                    else:
-                        target.absaetze.add(absatz)
+                    labels = ("",)  # the whole document: followed by a search scoped to it
+                found.extend((ref, resolved, source, label) for label in labels)
+                request_key = (chunk.id, ref.start, resolved.document, resolved.section or "")
+                requests.setdefault(request_key, GateRequest(ref, resolved, source))
+        followed = self._decide(list(requests.values()), depth, gate, batch_gate)
+        stats.followed += len(followed)
+        stats.gated += len(requests) - len(followed)
+        targets: dict[tuple[str, str], _Target] = {}
+        for ref, resolved, source, label in found:
+            assert resolved.document is not None
+            if (source.chunk.id, ref.start, resolved.document, resolved.section or "") not in followed:
+                continue
+            doc_section = (resolved.document, label)
+            target = targets.get(doc_section)
+            if target is None:
+                target = targets[doc_section] = _Target(
+                    resolved, ref, source, section=label or None, whole_document=not label
+                )
+            if target.whole_document or len(resolved.labels) > 1:
+                target.absaetze = None
+            if target.absaetze is not None:
+                absatz = self._absatz_of(ref, resolved, source.chunk)
+                if absatz is None or ref.type is RefType.ANNEX:
+                    target.absaetze = None
+                else:
+                    target.absaetze.add(absatz)
         return list(targets.values())
+
+    @staticmethod
+    def _decide(
+        requests: list[GateRequest], depth: int, gate: Gate, batch_gate: BatchGate | None
+    ) -> set[tuple[str, int, str, str]]:
+        """Keys (source id, mention start, document, section) of the requests to follow."""
+        if batch_gate is not None and requests:
+            chosen = {i for i in batch_gate(depth, requests) if 0 <= i < len(requests)}
+        else:
+            chosen = {i for i, r in enumerate(requests) if gate(r.reference, r.source)}
+        out: set[tuple[str, int, str, str]] = set()
+        for i in chosen:
+            r = requests[i]
+            assert r.target.document is not None
+            out.add((r.source.id, r.reference.start, r.target.document, r.target.section or ""))
+        return out
 
     def _absatz_of(self, ref: Reference, resolved: ResolvedReference, citing: Chunk) -> str | None:
         """The Absatz a reference points into: its own, or for a bare "Satz 2"/"Nummer 3" (relative to the
@@ -262,16 +319,27 @@ class Expander:
         return absatz_at(siblings, citing, ref.start)
 
     def _candidates(
-        self, targets: Sequence[_Target], visited: set[str], stats: ExpansionStats
+        self,
+        targets: Sequence[_Target],
+        visited: set[str],
+        stats: ExpansionStats,
+        search_document: SearchDocument | None = None,
     ) -> list[_Candidate]:
         """New chunks of the targets' sections: those holding the cited Absätze, else all (trimmed to
-        ``section_chunks`` per target once their relevance is known)."""
+        ``section_chunks`` per target once their relevance is known); for a whole document, the best
+        chunks of a search scoped to it."""
         out: list[_Candidate] = []
         offered: set[str] = set()
         for target in targets:
-            document, section = target.resolved.document, target.resolved.section
-            assert document is not None and section is not None
-            chunks = list(self.passages.section_passages(document, section))
+            document, section = target.resolved.document, target.section
+            assert document is not None
+            if target.whole_document:
+                if search_document is None:
+                    continue
+                chunks = list(search_document(document))
+            else:
+                assert section is not None
+                chunks = list(self.passages.section_passages(document, section))
             chosen = absatz_chunks(chunks, target.absaetze) if target.absaetze else []
             if chosen and chunks[0] not in chosen:
                 chosen.insert(0, chunks[0])  # the section's opening: its heading and first Absatz

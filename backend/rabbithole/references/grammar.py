@@ -51,6 +51,7 @@ from typing import Final
 from rabbithole.references import patterns_academic as acad
 from rabbithole.references import patterns_legal as pl
 from rabbithole.references.chains import ChainParser
+from rabbithole.references.documents import document_mentions
 from rabbithole.references.lawnames import (
     EU_ACT_RE,
     EU_NUM_RE,
@@ -63,6 +64,7 @@ from rabbithole.references.lawnames import (
     normalize_eu_act,
 )
 from rabbithole.references.models import Reference, RefType
+from rabbithole.references.notes import amendment_spans, version_after
 
 __all__ = ["RefType", "Reference", "detect_references"]
 
@@ -110,10 +112,27 @@ def detect_references(
 ) -> list[Reference]:
     """All references in ``text``, ordered by position. ``types`` keeps only those types."""
     refs = _Scanner(text, skip_headings).run()
+    notes = amendment_spans(text)
+    if notes:
+        refs = [r for r in refs if not any(s <= r.start < e for s, e in notes)]
+    refs = [_with_version(text, r) for r in refs]
+    extra = document_mentions(text, [(r.start, r.end) for r in refs] + notes)
+    if extra:
+        refs = sorted([*refs, *extra], key=lambda r: (r.start, r.item_start))
     if types is not None:
         wanted = set(types)
         refs = [r for r in refs if r.type in wanted]
     return refs
+
+
+def _with_version(text: str, ref: Reference) -> Reference:
+    """The reference with the version of its law, when one follows the mention ("vom 20. Juli 2001")."""
+    if ref.law_normalized is None or ref.external or ref.same_document:
+        return ref
+    version = version_after(text, ref.end)
+    if version is None:
+        return ref
+    return replace(ref, version=version.text, version_date=version.date, version_until=version.until)
 
 
 class _Scanner(ChainParser):

@@ -211,8 +211,15 @@ def build_reference_graph(
         by_document.setdefault(chunk.document, []).append(chunk)
     for items in by_document.values():
         items.sort(key=lambda c: (c.start, c.ordinal))
-    labels = {doc: {c.section for c in items if c.section} for doc, items in by_document.items()}
-    resolver = ReferenceResolver(registry, SectionIndex.from_labels(labels))
+    paths: dict[str, dict[str, tuple[str, ...]]] = {}
+    for doc, items in by_document.items():
+        for c in items:
+            if c.section:
+                paths.setdefault(doc, {}).setdefault(c.section, c.section_path)
+    resolver = ReferenceResolver(
+        registry,
+        SectionIndex(lambda doc: list(paths.get(doc, {})), lambda doc: list(paths.get(doc, {}).items())),
+    )
     builder = _Builder(collection)
     headings = {
         (c.document, c.section): c.heading for items in by_document.values() for c in items if c.section
@@ -242,17 +249,17 @@ def build_reference_graph(
                         builder.edge(source, target, ref.mention, internal=False)
                 continue
             assert resolved.document is not None
-            if resolved.section is not None:
-                target = builder.section(resolved.document, resolved.section)
-            else:
-                target = builder.document(resolved.document)
-            if target == source:
-                builder.stats["self_references"] += 1
-                continue
-            if (ref.start, target) in counted:
-                continue
-            counted.add((ref.start, target))
-            builder.edge(source, target, ref.mention, internal=resolved.document == document)
+            targets = [builder.section(resolved.document, label) for label in resolved.labels] or [
+                builder.document(resolved.document)
+            ]  # a range with inserted sections, a division: every section it covers
+            for target in targets:
+                if target == source:
+                    builder.stats["self_references"] += 1
+                    continue
+                if (ref.start, target) in counted:
+                    continue
+                counted.add((ref.start, target))
+                builder.edge(source, target, ref.mention, internal=resolved.document == document)
     return builder.build()
 
 

@@ -30,6 +30,7 @@ class RefType(StrEnum):
     NUMBERED_CITATION = "numbered_citation"  # [12], [3-5], [3, 7]
     AUTHOR_YEAR = "author_year"  # [Townsend79], (Smith et al., 2019)
     DOCUMENT_SECTION = "document_section"  # see section 4.2, siehe Abschnitt 3, Teil 2 Kapitel 1
+    DOCUMENT = "document"  # siehe Dokument "Sicherheitsbericht", a bare "StrlSchG", "strahlenschutzgesetz"
     STANDARD = "standard"  # KTA 1401, DIN EN ISO 9001, ISO 2919
     URL = "url"  # https://..., www...., doi:...
 
@@ -75,6 +76,12 @@ class Reference:
     relative_to: RelativeTo | None = None
     external: bool = False  # outside any corpus by nature: EU acts, treaties, URLs
     from_range: bool = False  # expanded from a range and not one of its written endpoints
+    range: tuple[str, str] | None = None  # the written endpoints of the range it comes from ("7", "9")
+    # the version of the law cited, when one is named ("vom 20. Juli 2001", "in der bis zum 31. Dezember
+    # 2018 geltenden Fassung"): as written, the date (ISO) and whether it is the end of its validity
+    version: str | None = None
+    version_date: str | None = None
+    version_until: bool = False
 
     @property
     def target_name(self) -> str | None:

@@ -22,12 +22,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
 
+from rabbithole.references.divisions import division_units, sections_in_division
 from rabbithole.references.models import Reference, RefType
+from rabbithole.references.notes import DocumentDates, is_older_version
 from rabbithole.references.sections import SectionIndex, canonical_label, parse_section_label, unit_of
 from rabbithole.registry.registry import DocumentRegistry, Resolution
 
@@ -52,6 +54,9 @@ class Unresolved(StrEnum):
     NO_CITING_SECTION = "no_citing_section"  # bare "Absatz 2" in a passage without a section
     SECTION_NOT_FOUND = "section_not_found"  # the document has no such § / Anlage / Artikel
     NOT_LOCATABLE = "not_locatable"  # a bibliographic citation ("[12]", "(Smith, 2019)")
+    #: an older version of a law the collection holds ("der Strahlenschutzverordnung vom 20. Juli 2001"):
+    #: another document, external to the collection
+    HISTORICAL_VERSION = "historical_version"
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +78,21 @@ class ResolvedReference:
     match: Resolution | None = None  # how the registry found the document (None: the citing document)
     reason: Unresolved | None = None
     citing: Citing = Citing()
+    #: every label the reference covers when that is more than ``section``: a range with inserted
+    #: sections ("§§ 7 bis 9": § 9, § 9a, ... for its item 9), a division ("Teil 4 Kapitel 2")
+    sections: tuple[str, ...] = ()
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The section labels to follow: ``sections``, else ``section`` alone, else none."""
+        if self.sections:
+            return self.sections
+        return (self.section,) if self.section is not None else ()
+
+    @property
+    def external(self) -> bool:
+        """Outside the collection by nature (EU act, treaty, URL) or an older version of a law."""
+        return self.reference.external or self.reason in (Unresolved.EXTERNAL, Unresolved.HISTORICAL_VERSION)
 
     @property
     def resolved(self) -> bool:
@@ -99,7 +119,9 @@ class ResolvedReference:
 # -- the resolver ----------------------------------------------------------------------------------------
 
 _BIBLIOGRAPHIC: Final = frozenset({RefType.NUMBERED_CITATION, RefType.AUTHOR_YEAR})
-_DOCUMENT_LEVEL: Final = frozenset({RefType.LAW, RefType.TREATY, RefType.STANDARD, RefType.URL})
+_DOCUMENT_LEVEL: Final = frozenset(
+    {RefType.LAW, RefType.TREATY, RefType.STANDARD, RefType.URL, RefType.DOCUMENT}
+)
 #: kinds of target that live outside a collection unless it holds them; a German law that is not in the
 #: collection is an unknown document, not an external one
 _EXTERNAL_KINDS: Final = frozenset({RefType.TREATY, RefType.STANDARD, RefType.URL})
@@ -109,9 +131,16 @@ class ReferenceResolver:
     """Resolves references within one collection. ``sections`` None: sections are not checked, a target
     section is then the canonical label ("§ 80", "Anlage 4", "Artikel 3") whether or not it exists."""
 
-    def __init__(self, registry: DocumentRegistry, sections: SectionIndex | None = None) -> None:
+    def __init__(
+        self,
+        registry: DocumentRegistry,
+        sections: SectionIndex | None = None,
+        *,
+        dates: Callable[[str], DocumentDates | None] | None = None,
+    ) -> None:
         self.registry = registry
         self.sections = sections
+        self.dates = dates
         self._names: dict[str, tuple[Resolution | None, Unresolved | None]] = {}
 
     def resolve_all(self, refs: Iterable[Reference], citing: Citing) -> list[ResolvedReference]:
@@ -132,14 +161,22 @@ class ReferenceResolver:
         else:
             match, failure = self._lookup(names, external=ref.external or ref.type in _EXTERNAL_KINDS)
             if match is None:
+                if ref.version_until and failure is Unresolved.UNKNOWN_DOCUMENT:
+                    failure = Unresolved.HISTORICAL_VERSION  # a version that is no longer in force
                 return ResolvedReference(ref, reason=failure, citing=citing)
             document = match.document
+            if ref.version_date is not None:
+                dates = self.dates(document) if self.dates is not None else None
+                if is_older_version(ref.version_date, ref.version_until, dates):
+                    return ResolvedReference(ref, reason=Unresolved.HISTORICAL_VERSION, citing=citing)
         # the section
         if ref.relative_to is not None and ref.section is None and ref.annex is None:
             if document != citing.document or citing.section is None:
                 reason = Unresolved.NO_CITING_SECTION
                 return ResolvedReference(ref, document, match=match, reason=reason, citing=citing)
             return ResolvedReference(ref, document, citing.section, match, citing=citing)
+        if ref.type is RefType.DOCUMENT_SECTION and ref.division and division_units(ref.division):
+            return self._division(ref, document, match, citing)
         unit = None if ref.type in _DOCUMENT_LEVEL else unit_of(ref)
         if unit is None:
             return ResolvedReference(ref, document, None, match, citing=citing)
@@ -149,7 +186,29 @@ class ReferenceResolver:
         if label is None:
             reason = Unresolved.SECTION_NOT_FOUND
             return ResolvedReference(ref, document, match=match, reason=reason, citing=citing)
-        return ResolvedReference(ref, document, label, match, citing=citing)
+        extra: tuple[str, ...] = ()
+        if ref.range is not None and unit[0] == "§":
+            inserted = self.sections.inserted(document, unit[1], *ref.range)
+            if inserted:
+                extra = (label, *inserted)
+        return ResolvedReference(ref, document, label, match, citing=citing, sections=extra)
+
+    def _division(
+        self, ref: Reference, document: str, match: Resolution | None, citing: Citing
+    ) -> ResolvedReference:
+        """A structural unit ("Teil 4 Kapitel 2"): the sections whose heading path lies inside it."""
+        assert ref.division is not None
+        if self.sections is None:
+            return ResolvedReference(ref, document, ref.division, match, citing=citing)
+        paths = self.sections.paths(document)
+        citing_path: tuple[str, ...] = ()
+        if citing.section is not None and document == citing.document:
+            citing_path = next((p for label, p in paths if label == citing.section), ())
+        labels = sections_in_division(ref.division, paths, citing_path)
+        if not labels:
+            reason = Unresolved.SECTION_NOT_FOUND
+            return ResolvedReference(ref, document, match=match, reason=reason, citing=citing)
+        return ResolvedReference(ref, document, labels[0], match, citing=citing, sections=tuple(labels))
 
     def resolve_name(self, name: str) -> Resolution | None:
         """The document a law name refers to (cached registry lookup)."""

@@ -9,9 +9,10 @@ non-legal document. "Anlage" and "Anhang" are one kind.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Final
 
+from rabbithole.references.chains import expand_range
 from rabbithole.references.models import Reference, RefType
 
 __all__ = ["SectionIndex", "Unit", "canonical_label", "parse_section_label", "unit_of"]
@@ -95,9 +96,37 @@ class SectionIndex:
     """Which section label of a document covers a unit; labels come from ``labels_of(document)``
     (e.g. the distinct ``Chunk.section`` values of its chunks), read once per document."""
 
-    def __init__(self, labels_of: Callable[[str], Iterable[str | None]]) -> None:
+    def __init__(
+        self,
+        labels_of: Callable[[str], Iterable[str | None]],
+        paths_of: Callable[[str], Sequence[tuple[str, tuple[str, ...]]]] | None = None,
+    ) -> None:
         self._labels_of = labels_of
+        self._paths_of = paths_of
         self._units: dict[str, dict[Unit, str]] = {}
+
+    def paths(self, document: str) -> Sequence[tuple[str, tuple[str, ...]]]:
+        """(label, enclosing headings) of the document's sections in document order ([] if unknown)."""
+        return self._paths_of(document) if self._paths_of is not None else []
+
+    def inserted(self, document: str, value: str, first: str, last: str) -> list[str]:
+        """Labels of the inserted sections ("7a".."7d") after ``value`` in the range ``first`` to ``last``
+        that the document has and the range's written items do not name ("§§ 7 bis 9": 7a-7d, 8a, 9a-9g)."""
+        items = {v for v, _mid in expand_range(first, last) or [(first, False), (last, False)]}
+        low, high = _order_key(first), _order_key(last, open_end=True)
+        number = re.match(r"\d+", value)
+        if number is None:
+            return []
+        out: list[str] = []
+        for (kind, unit_number), label in self.units(document).items():
+            if kind != "§" or unit_number in items or unit_number == value:
+                continue
+            m = re.fullmatch(r"(\d+)([a-z]+)", unit_number)
+            if m is None or m.group(1) != number.group() or _order_key(unit_number) <= _order_key(value):
+                continue
+            if low <= _order_key(unit_number) <= high and label not in out:
+                out.append(label)
+        return sorted(out, key=lambda lab: _order_key(parse_section_label(lab)[0][1]))
 
     @classmethod
     def from_labels(cls, labels: Mapping[str, Collection[str | None]]) -> SectionIndex:
@@ -128,6 +157,15 @@ class SectionIndex:
             if annexes == [("annex", "")] and unit[1] in ("", "1", "i"):
                 return units[("annex", "")]
         return None
+
+
+def _order_key(number: str, *, open_end: bool = False) -> tuple[int, str]:
+    """ "7" < "7a" < "7d" < "8"; with ``open_end`` a whole number also covers its lettered sections."""
+    m = re.match(r"(\d+)([a-z]*)", number.casefold())
+    if m is None:
+        return (0, "")
+    letters = m.group(2) or ("~" if open_end else "")
+    return (int(m.group(1)), letters)
 
 
 def canonical_label(unit: Unit) -> str:

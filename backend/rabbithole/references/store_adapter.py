@@ -22,6 +22,10 @@ import numpy as np
 from rabbithole.core.models import Chunk
 from rabbithole.embeddings.base import FloatArray, l2_normalize
 from rabbithole.references.expansion import Relevance
+from rabbithole.references.notes import DocumentDates, document_dates
+from rabbithole.references.resolver import ReferenceResolver
+from rabbithole.references.sections import SectionIndex
+from rabbithole.registry.registry import DocumentRegistry
 from rabbithole.retrieval.filters import SearchFilters, Where
 
 __all__ = ["CollectionPassages"]
@@ -41,11 +45,12 @@ class CollectionPassages:
     """Passages of one collection for the expander; thread-safe caches, valid while the collection is
     unchanged (build a new one after ingestion)."""
 
-    def __init__(self, collection: str, catalog: _Chunks, vectors: _Vectors) -> None:
+    def __init__(self, collection: str, catalog: _Chunks, vectors: _Vectors | None = None) -> None:
         self.collection = collection
         self.catalog = catalog
         self.vectors = vectors
         self._documents: dict[str, dict[str, list[Chunk]]] = {}
+        self._heads: dict[str, str] = {}
         self._lock = threading.Lock()
 
     def document_sections(self, document: str) -> dict[str, list[Chunk]]:
@@ -55,12 +60,25 @@ class CollectionPassages:
         if cached is not None:
             return cached
         grouped: dict[str, list[Chunk]] = {}
-        for chunk in sorted(self.catalog.chunks(self.collection, document), key=lambda c: c.ordinal):
+        ordered = sorted(self.catalog.chunks(self.collection, document), key=lambda c: c.ordinal)
+        for chunk in ordered:
             if chunk.section:
                 grouped.setdefault(chunk.section, []).append(chunk)
         with self._lock:
             self._documents[document] = grouped
+            self._heads[document] = "\n".join(c.text for c in ordered[:2])
         return grouped
+
+    def section_paths(self, document: str) -> list[tuple[str, tuple[str, ...]]]:
+        """(label, enclosing headings) of the document's sections, in document order."""
+        return [(label, chunks[0].section_path) for label, chunks in self.document_sections(document).items()]
+
+    def document_dates(self, document: str) -> DocumentDates:
+        """The dates the document states in its head (enactment, last change)."""
+        self.document_sections(document)
+        with self._lock:
+            head = self._heads.get(document, "")
+        return document_dates(head)
 
     def section_passages(self, document: str, section: str) -> list[Chunk]:
         return list(self.document_sections(document).get(section, ()))
@@ -70,14 +88,26 @@ class CollectionPassages:
 
     def store_section_ids(self, document: str, section: str) -> list[str]:
         """Ids of a section's chunks in the vector store (a ``where`` on document and section key)."""
-        return self.vectors.ids(SearchFilters.create(documents=document, sections=section).to_chroma_where())
+        return self._vectors().ids(
+            SearchFilters.create(documents=document, sections=section).to_chroma_where()
+        )
+
+    def _vectors(self) -> _Vectors:
+        if self.vectors is None:
+            raise RuntimeError("these passages were built without the collection's vectors")
+        return self.vectors
+
+    def resolver(self, registry: DocumentRegistry) -> ReferenceResolver:
+        """A resolver over this collection: section labels, heading paths and document dates from here."""
+        index = SectionIndex(self.section_labels, self.section_paths)
+        return ReferenceResolver(registry, index, dates=self.document_dates)
 
     def relevance(self, query_vector: np.ndarray) -> Relevance:
         """A relevance function: cosine similarity of chunks to ``query_vector`` (stored vectors)."""
         query = l2_normalize(np.asarray(query_vector, dtype=np.float32).reshape(-1))
 
         def score(chunks: Sequence[Chunk]) -> dict[str, float]:
-            vectors = self.vectors.get_embeddings([c.id for c in chunks])
+            vectors = self._vectors().get_embeddings([c.id for c in chunks])
             return {
                 chunk_id: float(np.clip(np.dot(l2_normalize(v), query), -1.0, 1.0))
                 for chunk_id, v in vectors.items()

@@ -1,7 +1,6 @@
-"""`trace`: hybrid search, then reference expansion, over one collection of a
-:class:`~rabbithole.services.Services`.
+"""`trace`: hybrid search, then reference expansion, over one collection.
 
-    engine = ReferenceEngine(services, "sample")
+    engine = services.reference_engine("sample")     # built from its collaborators, cached per revision
     traced = engine.trace("Wann müssen Strahlenschutzbereiche eingerichtet werden?", depth=2)
     traced.to_dict()   # the `rabbithole trace --json` shape
 
@@ -21,22 +20,29 @@ import numpy as np
 
 from rabbithole.core.config import ReferenceSettings
 from rabbithole.core.errors import InvalidRequestError
+from rabbithole.core.models import Chunk, SearchHit
 from rabbithole.references.expansion import (
+    BatchGate,
     Detect,
     Expander,
     ExpansionLimits,
     ExpansionResult,
     Gate,
+    SearchDocument,
     TracedPassage,
     UnresolvedMention,
     follow_all,
 )
 from rabbithole.references.grammar import detect_references
-from rabbithole.references.resolver import ReferenceResolver, SectionIndex
+from rabbithole.references.resolver import SectionIndex
 from rabbithole.references.store_adapter import CollectionPassages
+from rabbithole.retrieval.filters import SearchFilters
 
 if TYPE_CHECKING:
-    from rabbithole.services import Services
+    from rabbithole.catalog.repository import Catalog
+    from rabbithole.registry.registry import DocumentRegistry
+    from rabbithole.retrieval.hybrid import HybridSearcher
+    from rabbithole.store.chroma_store import VectorCollection
 
 __all__ = ["ReferenceEngine", "Trace", "passage_dict", "unresolved_dict"]
 
@@ -91,25 +97,32 @@ def unresolved_dict(u: UnresolvedMention) -> dict[str, Any]:
 
 
 class ReferenceEngine:
-    """Search plus reference expansion over one collection (grammar detector unless ``detect`` is given)."""
+    """Search plus reference expansion over one collection (grammar detector unless ``detect`` is given).
+
+    Takes the collaborators it needs: the searcher, the catalog (section labels and passages), the
+    collection's vectors (relevance) and its document registry (law names)."""
 
     def __init__(
         self,
-        services: Services,
         collection: str,
         *,
+        searcher: HybridSearcher,
+        catalog: Catalog,
+        vectors: VectorCollection,
+        registry: DocumentRegistry,
+        settings: ReferenceSettings,
         detect: Detect | None = None,
-        settings: ReferenceSettings | None = None,
         limits: ExpansionLimits | None = None,
     ) -> None:
-        self.services = services
         self.collection = collection
-        self.settings = settings or services.settings.references
-        self.registry = services.registry(collection)
-        self.vectors = services.store.open(collection)
-        self.passages = CollectionPassages(collection, services.catalog, self.vectors)
-        self.sections = SectionIndex(self.passages.section_labels)
-        self.resolver = ReferenceResolver(self.registry, self.sections)
+        self.searcher = searcher
+        self.settings = settings
+        self.registry = registry
+        self.vectors = vectors
+        self.passages = CollectionPassages(collection, catalog, vectors)
+        self.resolver = self.passages.resolver(self.registry)
+        assert self.resolver.sections is not None
+        self.sections: SectionIndex = self.resolver.sections
         self.expander = Expander(
             detect or detect_references,
             self.resolver.resolve,
@@ -124,6 +137,7 @@ class ReferenceEngine:
         depth: int | None = None,
         k: int | None = None,
         gate: Gate = follow_all,
+        batch_gate: BatchGate | None = None,
         query_vector: np.ndarray | None = None,
     ) -> Trace:
         """Search ``query`` (``k`` hits, default settings.retrieval.k) and follow references ``depth`` hops
@@ -134,7 +148,7 @@ class ReferenceEngine:
             raise InvalidRequestError("the query is empty")
         started = time.perf_counter()
         timings: dict[str, float] = {}
-        searcher = self.services.searcher
+        searcher = self.searcher
         if query_vector is None:
             t = time.perf_counter()
             query_vector = searcher.embed_query(query)
@@ -145,10 +159,53 @@ class ReferenceEngine:
         hits = searcher.search(query, self.collection, k=k, query_vector=query_vector)
         timings["search"] = time.perf_counter() - t
         t = time.perf_counter()
-        seeds = [TracedPassage(h.chunk, 0, h.similarity, None, h.score) for h in hits]
-        result = self.expander.expand(
-            seeds, self.passages.relevance(query_vector), gate=gate, max_depth=depth
-        )
+        result = self.expand(hits, query_vector, depth=depth, gate=gate, batch_gate=batch_gate, query=query)
         timings["expand"] = time.perf_counter() - t
         timings["total"] = time.perf_counter() - started
         return Trace(query, self.collection, result, timings)
+
+    def expand(
+        self,
+        hits: list[SearchHit],
+        query_vector: np.ndarray,
+        *,
+        depth: int | None = None,
+        gate: Gate = follow_all,
+        batch_gate: BatchGate | None = None,
+        query: str | None = None,
+    ) -> ExpansionResult:
+        """Follow the references of search ``hits`` of this collection (seeds), ranked by relevance to
+        ``query_vector``; ``depth`` hops (default settings.max_depth). With the ``query`` text, references
+        to a whole document ("nach dem Atomgesetz", "StrlSchG") are followed by a search for it scoped to
+        that document (its ``section_chunks`` best chunks); without it they are counted, not followed."""
+        if depth is not None and depth < 0:
+            raise InvalidRequestError(f"depth must be at least 0, got {depth}")
+        seeds = [TracedPassage(h.chunk, 0, h.similarity, None, h.score) for h in hits]
+        search_document = self.document_search(query, query_vector) if query else None
+        return self.expander.expand(
+            seeds,
+            self.passages.relevance(query_vector),
+            gate=gate,
+            batch_gate=batch_gate,
+            max_depth=depth,
+            search_document=search_document,
+        )
+
+    def document_search(self, query: str, query_vector: np.ndarray) -> SearchDocument:
+        """The query's best chunks of one document (hybrid search with a document filter), cached per call."""
+        found: dict[str, list[Chunk]] = {}
+        k = self.expander.limits.section_chunks
+
+        def search(document: str) -> list[Chunk]:
+            if document not in found:
+                hits = self.searcher.search(
+                    query,
+                    self.collection,
+                    k=k,
+                    filters=SearchFilters.create(documents=document),
+                    query_vector=query_vector,
+                )
+                found[document] = [h.chunk for h in hits]
+            return found[document]
+
+        return search

@@ -1,0 +1,48 @@
+"""The runtime context of the research graphs (LangGraph ``context_schema``): the services a run uses.
+
+Built per run by the runner from the composition root (``Services``); nodes receive it as
+``runtime.context`` and never reach for globals. Per-run overrides (depth, k, model, ...) are already
+applied to the settings here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    from rabbithole.catalog.repository import Catalog
+    from rabbithole.core.config import ResearchSettings
+    from rabbithole.embeddings.base import Embedder
+    from rabbithole.llm.factory import LLMClient
+    from rabbithole.references.tracing import ReferenceEngine
+    from rabbithole.research.language import LanguageDetector
+    from rabbithole.retrieval.hybrid import HybridSearcher
+
+
+class RunOverrides(BaseModel):
+    """Settings a run may override (API body, CLI options); None keeps the configured value."""
+
+    depth: int | None = Field(None, ge=0, le=10, description="Reference hops followed per task.")
+    k: int | None = Field(None, ge=1, le=100, description="Search hits per query and collection.")
+    model: str | None = Field(None, min_length=1, description="Chat model for this run.")
+    concurrency: int | None = Field(None, ge=1, le=32, description="Tasks dug in parallel.")
+    max_tasks: int | None = Field(None, ge=1, le=15, description="Tasks the proposed plan has at most.")
+    max_clarify_rounds: int | None = Field(None, ge=1, le=20, description="Clarification rounds at most.")
+
+    model_config = {"extra": "forbid"}
+
+
+@dataclass(frozen=True, slots=True)
+class ResearchContext:
+    llm: LLMClient
+    searcher: HybridSearcher
+    embedder: Embedder
+    catalog: Catalog
+    reference_engine: Callable[[str], ReferenceEngine]
+    detector: LanguageDetector
+    settings: ResearchSettings
+    depth: int

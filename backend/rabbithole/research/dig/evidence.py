@@ -1,0 +1,90 @@
+"""Evidence from an extraction answer: the chosen sentences grouped into runs, each run cut from its page
+by offsets (verbatim by construction), tiered by relevance, entity match, depth and source."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rabbithole.core.config import ResearchSettings
+from rabbithole.core.models import PageText
+from rabbithole.research.evidence.numbering import NumberedSentence, group_runs
+from rabbithole.research.evidence.quotes import PageQuote, quotes_from_run
+from rabbithole.research.evidence.tiering import entity_match, tier_of
+from rabbithole.research.models import Evidence, Passage, QueryAnchor
+
+#: Gap (in sentences) bridged when the chosen sentences of one finding are grouped into one quote.
+MAX_GAP = 1
+
+
+def evidence_from_findings(
+    findings: Sequence[Any],
+    table: Sequence[NumberedSentence],
+    batch: Sequence[Passage],
+    pages: Mapping[tuple[str, str], Sequence[PageText]],
+    *,
+    task_id: str,
+    first_index: int,
+    anchor: QueryAnchor,
+    settings: ResearchSettings,
+) -> list[Evidence]:
+    by_id = {p.chunk_id: p for p in batch}
+    out: list[Evidence] = []
+    seen: set[tuple[str, int, int, int]] = set()
+    for finding in findings:
+        fact = " ".join(str(finding.fact).split())
+        if not fact:
+            continue
+        for run in group_runs(finding.sentences, table, max_gap=MAX_GAP):
+            passage = by_id.get(run[0].chunk_id)
+            if passage is None:
+                continue
+            for quote in _quotes(run, pages[(passage.collection, passage.document)]):
+                key = (passage.chunk_id, quote.page, quote.start, quote.end)
+                if key in seen or not quote.text.strip():
+                    continue
+                seen.add(key)
+                match = entity_match(f"{passage.heading}\n{quote.text}", anchor.key_entities)
+                relevance = passage.relevance if passage.relevance is not None else 0.0
+                tier, score = tier_of(
+                    relevance=relevance,
+                    entity_match=match,
+                    depth=passage.depth,
+                    is_search_hit=passage.depth == 0,
+                    answers=bool(finding.answers),
+                    primary=settings.tier_primary,
+                    secondary=settings.tier_secondary,
+                )
+                out.append(
+                    Evidence(
+                        id=f"{task_id}-e{first_index + len(out)}",
+                        task_id=task_id,
+                        chunk_id=passage.chunk_id,
+                        collection=passage.collection,
+                        document=passage.document,
+                        page=quote.page,
+                        section=passage.section,
+                        heading=passage.heading,
+                        quote=quote.text,
+                        start=quote.start,
+                        end=quote.end,
+                        fact=fact,
+                        answers=bool(finding.answers),
+                        depth=passage.depth,
+                        relevance=round(relevance, 4),
+                        search_score=passage.search_score,
+                        entity_match=round(match, 4),
+                        tier=tier,
+                        tier_score=round(score, 4),
+                        chain=passage.chain,
+                    )
+                )
+    return out
+
+
+def _quotes(run: Sequence[NumberedSentence], pages: Sequence[PageText]) -> list[PageQuote]:
+    """One verbatim quote per page the run lies on (none when its offsets are on no page)."""
+    try:
+        return quotes_from_run(run, pages)
+    except ValueError:
+        return []

@@ -1,0 +1,32 @@
+"""The dig subgraph, one per task (a Send from the run graph).
+
+[make_queries] -> search -> follow_references -> extract (one call per batch, looping) -> summarize
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.graph import END, START, StateGraph
+
+from rabbithole.research.context import ResearchContext
+from rabbithole.research.dig import nodes, routers
+from rabbithole.research.dig.state import DigInput, DigOutput, DigState
+
+
+def build_dig_graph() -> Any:
+    builder = StateGraph(
+        DigState, context_schema=ResearchContext, input_schema=DigInput, output_schema=DigOutput
+    )
+    builder.add_node("make_queries", nodes.make_queries)
+    builder.add_node("search", nodes.search)
+    builder.add_node("follow_references", nodes.follow_references)
+    builder.add_node("extract", nodes.extract)
+    builder.add_node("summarize", nodes.summarize)
+    builder.add_conditional_edges(START, routers.start, ["make_queries", "search"])
+    builder.add_edge("make_queries", "search")
+    builder.add_edge("search", "follow_references")
+    builder.add_conditional_edges("follow_references", routers.after_follow, ["extract", "summarize"])
+    builder.add_conditional_edges("extract", routers.after_extract, ["extract", "summarize"])
+    builder.add_edge("summarize", END)
+    return builder.compile()

@@ -1,0 +1,156 @@
+"""The report's Markdown, rendered from structured claims, with one stable ``[n]`` numbering.
+
+Synthesis returns sections of claims, each claim a text and the evidence ids it rests on. ``render_report``
+numbers the ids in order of first citation, drops (and counts, and names in a warning) ids the run never
+retrieved, strips anything in the model's text that looks like a citation marker, and places the rendered
+markers before each claim's final punctuation: every ``[n]`` in the report comes from an evidence id, none
+is ever parsed out of free text. ``render_sources`` renders the numbered sources list.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel, Field
+
+from rabbithole.research.models import Source
+
+__all__ = [
+    "DraftClaim",
+    "DraftSection",
+    "RenderedClaim",
+    "RenderedReport",
+    "render_report",
+    "render_sources",
+    "strip_markers",
+]
+
+
+class DraftClaim(BaseModel):
+    """One statement of the draft report and the evidence ids that support it."""
+
+    text: str
+    evidence_ids: list[str] = Field(default_factory=list)
+
+
+class DraftSection(BaseModel):
+    heading: str
+    claims: list[DraftClaim] = Field(default_factory=list)
+
+
+@dataclass(slots=True)
+class RenderedClaim:
+    """A claim as rendered: its text without markers, the ``[n]`` numbers and the evidence ids kept."""
+
+    heading: str
+    text: str
+    numbers: list[int]
+    evidence_ids: list[str]
+
+
+@dataclass(slots=True)
+class RenderedReport:
+    markdown: str
+    order: list[str] = field(default_factory=list)  # evidence ids; order[n - 1] is cited as [n]
+    claims: list[RenderedClaim] = field(default_factory=list)
+    removed: int = 0  # citations of unknown ids, dropped
+    warnings: list[str] = field(default_factory=list)
+
+
+_ID_TOKEN = r"(?:[A-Za-z]{1,3}\d+(?:[-_][A-Za-z]{1,3}\d+)+|[Ee]\d+)"
+_MARKERS = re.compile(
+    r"\s*(?:"
+    r"\[\s*\^?[\w\s\-.:,;#/†]{0,40}?\d[\w\s\-.:,;#/†]{0,40}\]"  # [3] [E1] [t1-e2] [1, 2] [Quelle 2] [^1]
+    r"|【[^】\n]{0,60}】"  # 【3†L1-L5】
+    r"|\(\s*(?:Quellen?|Sources?|Belege?|Evidence|Nachweise?|Refs?\.?|Zitat|Citation)\b[^()\n]{0,40}\)"
+    rf"|\(\s*{_ID_TOKEN}(?:\s*[,;/]\s*{_ID_TOKEN})*\s*\)"  # (t1-e2) (t1-e2, t2-e1) (E1)
+    r")",
+    re.IGNORECASE,
+)
+_FINAL_PUNCT = re.compile(r"[.!?;:…]+$")
+
+
+def strip_markers(text: str) -> str:
+    """``text`` without anything that looks like a citation marker, whitespace collapsed."""
+    return " ".join(_MARKERS.sub("", text).split())
+
+
+def render_report(
+    sections: Sequence[DraftSection], known_ids: Collection[str], *, title: str | None = None
+) -> RenderedReport:
+    """The Markdown report (no trailing newline) and what was cited, numbered and removed."""
+    known = set(known_ids)
+    numbers: dict[str, int] = {}
+    unknown: Counter[str] = Counter()
+    claims: list[RenderedClaim] = []
+    blocks: list[str] = []
+    if title and title.strip():
+        blocks.append(f"# {_heading_text(title)}")
+    for section in sections:
+        heading = _heading_text(section.heading)
+        sentences: list[str] = []
+        for claim in section.claims:
+            text = strip_markers(claim.text)
+            if not text:
+                continue
+            ids: list[str] = []
+            for evidence_id in dict.fromkeys(claim.evidence_ids):
+                if evidence_id not in known:
+                    unknown[evidence_id] += 1
+                    continue
+                numbers.setdefault(evidence_id, len(numbers) + 1)
+                ids.append(evidence_id)
+            cited = sorted(numbers[i] for i in ids)
+            claims.append(RenderedClaim(heading, text, cited, ids))
+            sentences.append(_with_markers(text, cited))
+        if not sentences:
+            continue
+        if heading:
+            blocks.append(f"## {heading}")
+        blocks.append(" ".join(sentences))
+    warnings = [
+        f'Removed {count} citation{"s" if count > 1 else ""} of unknown evidence id "{evidence_id}".'
+        for evidence_id, count in unknown.items()
+    ]
+    return RenderedReport(
+        markdown="\n\n".join(blocks),
+        order=list(numbers),
+        claims=claims,
+        removed=sum(unknown.values()),
+        warnings=warnings,
+    )
+
+
+def _heading_text(heading: str) -> str:
+    return strip_markers(heading.strip().lstrip("#"))
+
+
+def _with_markers(text: str, numbers: list[int]) -> str:
+    if not numbers:
+        return text
+    markers = "".join(f"[{n}]" for n in numbers)
+    final = _FINAL_PUNCT.search(text)
+    if final is None:
+        return f"{text} {markers}"
+    return f"{text[: final.start()].rstrip()} {markers}{final.group()}"
+
+
+def render_sources(sources: Sequence[Source], *, heading: str, page_label: str) -> str:
+    """The sources list (no trailing newline): ``[n] document, <page_label> N, section — "quote"`` per
+    source, in ``n`` order, one paragraph each; empty when there are no sources."""
+    if not sources:
+        return ""
+    lines = [f"## {heading.strip()}"]
+    for source in sorted(sources, key=lambda s: s.n):
+        parts = [source.document, f"{page_label} {source.page}"]
+        if source.section:
+            parts.append(source.section)
+        entry = f"[{source.n}] {', '.join(parts)}"
+        quote = " ".join(source.quote.split())
+        if quote:
+            entry += f' — "{quote}"'
+        lines.append(entry)
+    return "\n\n".join(lines)

@@ -1,0 +1,277 @@
+"""The typed data of a research run: what the graphs keep in their state and checkpoint, and the one output
+shape (``ResearchResult``) the CLI's ``--json`` and the API share.
+
+Evidence is never typed by a model: a quote is cut from the stored page text by offsets (``start``/``end``
+on its page), and a citation points at an evidence id the run retrieved.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+Tier = Literal["primary", "secondary", "tertiary"]
+RunMode = Literal["interactive", "quick"]
+RunStatus = Literal["queued", "running", "waiting_for_input", "done", "error", "cancelled"]
+Phase = Literal["clarify", "assess", "plan", "dig", "validate", "synthesize", "attribute", "done"]
+TaskState = Literal["pending", "running", "done", "error"]
+
+
+class ChainStep(BaseModel):
+    """One passage of a reference chain; ``mention`` is the reference in it that led to the next step."""
+
+    chunk_id: str
+    document: str
+    page: int
+    section: str | None = None
+    mention: str | None = None
+
+
+class Passage(BaseModel):
+    """A passage the run retrieved (a search hit, or reached through references)."""
+
+    chunk_id: str
+    collection: str
+    document: str
+    page: int
+    page_end: int
+    section: str | None = None
+    heading: str = ""
+    start: int = Field(description="Offset of the passage in the document text.")
+    end: int
+    text: str
+    depth: int = 0
+    relevance: float | None = Field(None, description="Cosine similarity to the query that found it.")
+    search_score: float | None = Field(None, description="Fused search score (search hits only).")
+    chain: list[ChainStep] = Field(default_factory=list, description="Seed first, this passage last.")
+
+
+class Evidence(BaseModel):
+    """A verified finding: the model's statement of a fact and the sentences it chose, cut from the page."""
+
+    id: str = Field(description='Stable within the run, e.g. "t2-e5".')
+    task_id: str
+    chunk_id: str
+    collection: str
+    document: str
+    page: int
+    section: str | None = None
+    heading: str = ""
+    quote: str = Field(description="Verbatim from the page text: page_text[start:end].")
+    start: int = Field(description="Character offset of the quote on its page.")
+    end: int
+    fact: str = Field(description="The model's statement of the finding (never shown as a quote).")
+    answers: bool = Field(True, description="False: related, but does not answer the task.")
+    depth: int = 0
+    relevance: float = 0.0
+    search_score: float | None = None
+    entity_match: float = 0.0
+    tier: Tier = "secondary"
+    tier_score: float = 0.0
+    chain: list[ChainStep] = Field(default_factory=list)
+
+
+class QueryAnchor(BaseModel):
+    """What the run is about, fixed once clarification ends; drift is measured against it."""
+
+    question: str
+    language: str
+    key_entities: list[str] = Field(default_factory=list)
+    scope: str = ""
+    refinements: list[str] = Field(default_factory=list)
+
+
+class TaskSpec(BaseModel):
+    """A task of the plan, as the user approves it."""
+
+    id: str
+    title: str
+    description: str = ""
+    queries: list[str] = Field(default_factory=list, description="In the user's language.")
+    corpus_queries: list[str] = Field(
+        default_factory=list, description="In the language of the collection's documents."
+    )
+
+
+class TaskSummary(BaseModel):
+    findings: list[str] = Field(default_factory=list)
+    gaps: list[str] = Field(default_factory=list)
+    related: list[str] = Field(default_factory=list, description="Related but non-answering findings.")
+
+
+class TaskResult(BaseModel):
+    """What digging one task produced."""
+
+    task_id: str
+    title: str
+    state: TaskState = "done"
+    queries: list[str] = Field(default_factory=list)
+    passages: int = 0
+    retrieved: list[str] = Field(default_factory=list, description="Ids of every passage retrieved.")
+    references_followed: int = 0
+    references_skipped: int = 0
+    evidence: list[Evidence] = Field(default_factory=list)
+    summary: TaskSummary = Field(default_factory=TaskSummary)
+    warnings: list[str] = Field(default_factory=list)
+    error: str | None = None
+
+
+class RetrievedPassage(BaseModel):
+    """A passage shown to the user in clarification (what the corpus returned)."""
+
+    chunk_id: str
+    document: str
+    page: int
+    section: str | None = None
+    score: float
+    snippet: str
+
+
+class ClarificationRound(BaseModel):
+    """One round of clarification: the interrupt's typed payload."""
+
+    round: int
+    questions: list[str]
+    understanding: str
+    coverage: float = Field(ge=0.0, le=1.0)
+    gaps: list[str] = Field(default_factory=list)
+    queries: list[str] = Field(default_factory=list)
+    passages: list[RetrievedPassage] = Field(default_factory=list)
+    dedup_ratio: float = Field(ge=0.0, le=1.0)
+    answer: str | None = Field(None, description="The user's answer; '/end' ends clarification.")
+
+
+class Assessment(BaseModel):
+    answerable: bool
+    reason: str
+    corpus_covers: list[str] = Field(default_factory=list, description="What the corpus does cover.")
+    max_similarity: float = 0.0
+    coverage: float = 0.0
+    model_verdict: Literal["answerable", "unanswerable", "live_data", "invalid"] = "answerable"
+
+
+class Dropped(BaseModel):
+    """Evidence validation removed (drift from the query anchor)."""
+
+    evidence_id: str
+    document: str
+    page: int
+    section: str | None = None
+    tier: Tier
+    score: float
+    threshold: float
+    reason: str
+
+
+class QualityScores(BaseModel):
+    factual_accuracy: int = Field(ge=0, le=100)
+    semantic_validity: int = Field(ge=0, le=100)
+    structure: int = Field(ge=0, le=100)
+    citation_correctness: int = Field(ge=0, le=100)
+    query_relevance: int = Field(ge=0, le=100)
+    overall: float = 0.0
+    issues: list[str] = Field(default_factory=list)
+    remediated: bool = False
+    passed: bool = True
+
+
+class Support(BaseModel):
+    score: float = Field(description="Combined token overlap and embedding similarity, 0..1.")
+    overlap: float
+    similarity: float
+    flagged: bool
+
+
+class Source(BaseModel):
+    """One numbered source of the report ([n])."""
+
+    n: int
+    evidence_id: str
+    collection: str
+    document: str
+    page: int
+    section: str | None = None
+    quote: str
+    start: int
+    end: int
+    chain: list[ChainStep] = Field(default_factory=list)
+    support: Support | None = None
+
+
+class CitationStats(BaseModel):
+    sentences: int = 0
+    cited_sentences: int = 0
+    citations: int = 0
+    flagged_citations: int = 0
+    removed_citations: int = 0
+
+
+class PackingReport(BaseModel):
+    """What packing the synthesis prompt into the context window kept and cut."""
+
+    budget_tokens: int
+    used_tokens: int
+    kept: int
+    cut: list[str] = Field(default_factory=list, description="Ids/labels of what did not fit, in order.")
+
+
+class TaskOverview(BaseModel):
+    id: str
+    title: str
+    state: TaskState
+    evidence: int = 0
+    passages: int = 0
+    references_followed: int = 0
+    findings: list[str] = Field(default_factory=list)
+    gaps: list[str] = Field(default_factory=list)
+    error: str | None = None
+
+
+class ClaimView(BaseModel):
+    """A sentence of the report and its citations ([n]); ``flagged``: the weakly supported ones."""
+
+    section: str
+    text: str
+    citations: list[int] = Field(default_factory=list)
+    flagged: list[int] = Field(default_factory=list)
+
+
+class ResearchResult(BaseModel):
+    """The result of a research run: `rabbithole research --json` and the API's report."""
+
+    run_id: str
+    question: str
+    language: str
+    status: RunStatus
+    answerable: bool = True
+    report_markdown: str = ""
+    sources: list[Source] = Field(default_factory=list)
+    claims: list[ClaimView] = Field(default_factory=list)
+    tasks: list[TaskOverview] = Field(default_factory=list)
+    quality: QualityScores | None = None
+    warnings: list[str] = Field(default_factory=list)
+    dropped: list[Dropped] = Field(default_factory=list)
+    llm_calls: dict[str, int] = Field(default_factory=dict)
+    citation_stats: CitationStats = Field(default_factory=CitationStats)
+    packing: PackingReport | None = None
+    retrieved_chunks: list[str] = Field(
+        default_factory=list, description="Ids of every passage the run retrieved (citations point inside)."
+    )
+    error: str | None = None
+
+
+class RunSummary(BaseModel):
+    """A run in a list: `rabbithole runs --json` and the API's run list."""
+
+    run_id: str
+    status: RunStatus
+    phase: str
+    mode: RunMode
+    question: str
+    collections: list[str]
+    language: str
+    created_at: datetime
+    updated_at: datetime
+    error: str | None = None

@@ -1,0 +1,193 @@
+"""The run registry: one row per research run (id = the LangGraph thread id) in SQLite through SQLAlchemy.
+
+The checkpointer holds a run's full state; this table is what lists, filters and the API read without
+loading a graph: question, collections, mode, status, phase, timestamps, error, and the result once done.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Integer, String, Text, select
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
+
+from rabbithole.catalog.db import create_sqlite_engine
+from rabbithole.core.errors import RunNotFoundError
+from rabbithole.research.models import ResearchResult, RunMode, RunStatus, RunSummary
+
+
+class _Keep:
+    """Marker: leave the error column as it is."""
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class _Base(DeclarativeBase):
+    pass
+
+
+class RunRow(_Base):
+    __tablename__ = "research_runs"
+
+    id: Mapped[str] = mapped_column(String, primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, index=True)
+    question: Mapped[str] = mapped_column(Text)
+    collections_json: Mapped[str] = mapped_column(Text)
+    mode: Mapped[str] = mapped_column(String)
+    status: Mapped[str] = mapped_column(String, index=True)
+    phase: Mapped[str] = mapped_column(String, default="")
+    language: Mapped[str] = mapped_column(String, default="")
+    overrides_json: Mapped[str] = mapped_column(Text, default="{}")
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    result_json: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+@dataclass(frozen=True, slots=True)
+class RunRecord:
+    id: str
+    question: str
+    collections: list[str]
+    mode: RunMode
+    status: RunStatus
+    phase: str
+    language: str
+    overrides: dict[str, Any]
+    error: str | None
+    created_at: datetime
+    updated_at: datetime
+    result: ResearchResult | None = field(default=None, repr=False)
+
+    def summary(self) -> RunSummary:
+        return RunSummary(
+            run_id=self.id,
+            status=self.status,
+            phase=self.phase,
+            mode=self.mode,
+            question=self.question,
+            collections=self.collections,
+            language=self.language,
+            created_at=self.created_at,
+            updated_at=self.updated_at,
+            error=self.error,
+        )
+
+
+def _aware(value: datetime) -> datetime:
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+
+
+def _record(row: RunRow, with_result: bool) -> RunRecord:
+    result = None
+    if with_result and row.result_json:
+        result = ResearchResult.model_validate_json(row.result_json)
+    return RunRecord(
+        id=row.id,
+        question=row.question,
+        collections=list(json.loads(row.collections_json)),
+        mode=row.mode,  # type: ignore[arg-type]
+        status=row.status,  # type: ignore[arg-type]
+        phase=row.phase,
+        language=row.language,
+        overrides=dict(json.loads(row.overrides_json or "{}")),
+        error=row.error,
+        created_at=_aware(row.created_at),
+        updated_at=_aware(row.updated_at),
+        result=result,
+    )
+
+
+class RunRegistry:
+    """Create, read, list and update runs. Thread-safe (one short session per call); WAL + busy timeout."""
+
+    def __init__(self, path: Path, busy_timeout_ms: int = 30_000) -> None:
+        self.engine = create_sqlite_engine(path, busy_timeout_ms)
+        _Base.metadata.create_all(self.engine)
+        self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def create(
+        self,
+        question: str,
+        collections: Sequence[str],
+        mode: RunMode,
+        overrides: dict[str, Any] | None = None,
+        *,
+        status: RunStatus = "queued",
+    ) -> RunRecord:
+        with self._sessions.begin() as session:
+            last = session.scalar(select(RunRow.seq).order_by(RunRow.seq.desc()).limit(1)) or 0
+            row = RunRow(
+                id=uuid.uuid4().hex,
+                seq=last + 1,
+                question=question,
+                collections_json=json.dumps(list(collections)),
+                mode=mode,
+                status=status,
+                overrides_json=json.dumps(overrides or {}),
+            )
+            session.add(row)
+            session.flush()
+            return _record(row, with_result=False)
+
+    def get(self, run_id: str, *, with_result: bool = True) -> RunRecord:
+        with self._sessions() as session:
+            row = session.get(RunRow, run_id)
+            if row is None:
+                raise RunNotFoundError(run_id)
+            return _record(row, with_result)
+
+    def list(
+        self, *, status: Sequence[str] | None = None, limit: int = 50, offset: int = 0
+    ) -> list[RunRecord]:
+        """Newest first."""
+        query = select(RunRow).order_by(RunRow.seq.desc()).limit(limit).offset(offset)
+        if status:
+            query = query.where(RunRow.status.in_(list(status)))
+        with self._sessions() as session:
+            return [_record(row, with_result=False) for row in session.scalars(query).all()]
+
+    def update(
+        self,
+        run_id: str,
+        *,
+        status: RunStatus | None = None,
+        phase: str | None = None,
+        language: str | None = None,
+        error: str | type[_Keep] | None = _Keep,
+        result: ResearchResult | None = None,
+    ) -> None:
+        """Set the given fields; ``error`` is left as it is unless given (None clears it)."""
+        with self._sessions.begin() as session:
+            row = session.get(RunRow, run_id)
+            if row is None:
+                raise RunNotFoundError(run_id)
+            if status is not None:
+                row.status = status
+            if phase is not None:
+                row.phase = phase
+            if language is not None:
+                row.language = language
+            if error is not _Keep:
+                row.error = error  # type: ignore[assignment]
+            if result is not None:
+                row.result_json = result.model_dump_json()
+            row.updated_at = utcnow()
+
+    def delete(self, run_id: str) -> None:
+        with self._sessions.begin() as session:
+            row = session.get(RunRow, run_id)
+            if row is None:
+                raise RunNotFoundError(run_id)
+            session.delete(row)

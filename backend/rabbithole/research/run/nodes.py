@@ -1,0 +1,215 @@
+"""Nodes of the run graph: one LLM or I/O step each."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from typing import Any
+
+from langgraph.config import get_config
+from langgraph.runtime import Runtime
+from langgraph.types import Send, interrupt
+from pydantic import ValidationError
+
+from rabbithole.research import events
+from rabbithole.research.context import ResearchContext
+from rabbithole.research.llm_step import ask
+from rabbithole.research.models import ResearchResult, RetrievedPassage
+from rabbithole.research.passages import merge_hits
+from rabbithole.research.run import prompts
+from rabbithole.research.run.assessment import decide
+from rabbithole.research.run.plan_edit import PlanEditError, apply_decision, proposed_plan
+from rabbithole.research.run.schemas import AssessJudgement, PlanDecision, plan_schema
+from rabbithole.research.run.state import RunState
+
+ASSESS_SHOWN = 6
+
+
+async def start(state: RunState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
+    """I/O: the question's language, and the documents' language (recorded at ingestion; detected and
+    recorded now for documents ingested before that)."""
+    ctx = runtime.context
+
+    def languages() -> tuple[str, str]:
+        language = ctx.detector.detect(state["question"])
+        counts: Counter[str] = Counter()
+        for collection in state["collections"]:
+            ctx.catalog.require_collection(collection)
+            for document, code in ctx.catalog.document_languages(collection).items():
+                if not code:
+                    chunks = ctx.catalog.chunks(collection, document)[:4]
+                    code = ctx.detector.detect(" ".join(c.text for c in chunks)) if chunks else ""
+                    if code:
+                        ctx.catalog.set_document_language(collection, document, code)
+                if code:
+                    counts[code] += 1
+        corpus = counts.most_common(1)[0][0] if counts else language
+        return language, corpus
+
+    language, corpus_language = await asyncio.to_thread(languages)
+    events.emit("language", language=language, corpus_language=corpus_language)
+    return {"language": language, "corpus_language": corpus_language, "warnings": [], "llm_calls": {}}
+
+
+async def assess_search(state: RunState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
+    """I/O: search with the research queries; the best similarity and the share of queries with a hit
+    above the floor are what retrieval says about coverage."""
+    ctx = runtime.context
+    events.phase("assess")
+    queries = [*state.get("research_queries", []), *state.get("corpus_queries", [])] or [state["question"]]
+
+    def run() -> list[Any]:
+        return [ctx.searcher.search(q, state["collections"], k=ctx.settings.clarify_k) for q in queries]
+
+    hit_lists = await asyncio.to_thread(run)
+    floor = ctx.settings.assess_floor
+    tops = [max((h.similarity or 0.0 for h in hits), default=0.0) for hits in hit_lists]
+    merged = merge_hits(hit_lists)
+    shown = [
+        RetrievedPassage(
+            chunk_id=h.chunk.id,
+            document=h.chunk.document,
+            page=h.chunk.page,
+            section=h.chunk.section,
+            score=round(h.score, 4),
+            snippet=" ".join(h.chunk.text.split())[:400],
+        )
+        for h in merged[:ASSESS_SHOWN]
+    ]
+    return {
+        "assess_passages": shown,
+        "assess_best": float(max(tops, default=0.0)),
+        "assess_coverage": sum(1 for t in tops if t >= floor) / len(tops) if tops else 0.0,
+    }
+
+
+async def assess(state: RunState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
+    """LLM: can the corpus answer it? Retrieval decides where it is clear; see ``assessment.decide``."""
+    ctx = runtime.context
+    messages = prompts.assess_prompt(state["question"], state["assess_passages"], state["language"])
+    step = await ask(ctx.llm, "assess", AssessJudgement, messages)
+    assessment = decide(step.value, state["assess_best"], state["assess_coverage"], ctx.settings)
+    for w in step.warnings:
+        events.warning(w)
+    events.emit("assessment", **assessment.model_dump())
+    return {"assessment": assessment, "warnings": step.warnings, "llm_calls": step.counts()}
+
+
+def decline(state: RunState) -> dict[str, Any]:
+    """The clear answer when the corpus cannot answer the question, and what it does cover."""
+    a = state["assessment"]
+    intro, covers, live, nothing = prompts.decline_texts(state["language"])
+    reason = live if a.model_verdict == "live_data" else (a.reason or nothing.format(best=a.max_similarity))
+    lines = [intro.format(collections=", ".join(state["collections"]), reason=reason)]
+    topics = a.corpus_covers or sorted({p.document for p in state.get("assess_passages", [])})
+    if topics:
+        lines.append(covers.format(covers="; ".join(topics)))
+    result = ResearchResult(
+        run_id="",
+        question=state["question"],
+        language=state["language"],
+        status="done",
+        answerable=False,
+        report_markdown="\n\n".join(lines),
+    )
+    return {"result": result}
+
+
+async def plan(state: RunState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
+    """LLM: the proposed tasks (the question itself is the first, direct task)."""
+    ctx = runtime.context
+    events.phase("plan")
+    s = ctx.settings
+    extra_max = max(0, s.max_tasks - 1)
+    extra_min = min(max(0, s.min_tasks - 1), extra_max)
+    tasks = []
+    counts: dict[str, int] = {}
+    warnings: list[str] = []
+    if extra_max:
+        messages = prompts.plan_prompt(
+            state["anchor"],
+            state.get("clarification_summary", ""),
+            state.get("research_queries", []),
+            state["language"],
+            state["corpus_language"],
+            extra_min,
+            extra_max,
+        )
+        step = await ask(ctx.llm, "plan", plan_schema(extra_min, extra_max), messages)
+        counts, warnings = step.counts(), step.warnings
+        if step.value is not None:
+            tasks = list(step.value.tasks)  # type: ignore[attr-defined]
+    for w in warnings:
+        events.warning(w + " (the plan is the question alone)")
+    proposed = proposed_plan(
+        state["question"],
+        state.get("research_queries", []),
+        state.get("corpus_queries", []),
+        tasks,
+        s.max_tasks,
+    )
+    return {"plan": proposed, "warnings": warnings, "llm_calls": counts}
+
+
+def approve_plan(state: RunState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
+    """Interrupt (interactive): the user approves, edits, removes, adds and reorders tasks; the result is
+    validated and renumbered. Quick mode approves the plan as proposed."""
+    proposed = state["plan"]
+    limit = runtime.context.settings.task_limit
+    approved = proposed
+    if state["mode"] == "interactive":
+        payload: dict[str, Any] = {
+            "kind": "plan",
+            "question": state["question"],
+            "tasks": [t.model_dump(mode="json") for t in proposed],
+            "limit": limit,
+        }
+        events.emit("plan", tasks=payload["tasks"])
+        while True:
+            value = interrupt(payload)
+            try:
+                decision = PlanDecision.model_validate(value if value not in (None, True, "approve") else {})
+                approved = apply_decision(proposed, decision, limit)
+                break
+            except (ValidationError, PlanEditError, TypeError) as exc:
+                payload = {**payload, "error": str(exc)}
+    events.todo(approved, {})
+    events.phase("dig")
+    return {"plan": approved}
+
+
+def dispatch(state: RunState) -> list[Send]:
+    """One dig per task, in parallel (bounded by the run's max_concurrency)."""
+    return [
+        Send(
+            "dig",
+            {
+                "task": task,
+                "anchor": state["anchor"],
+                "language": state["language"],
+                "corpus_language": state["corpus_language"],
+                "collections": state["collections"],
+            },
+        )
+        for task in state["plan"]
+    ]
+
+
+def finish(state: RunState) -> dict[str, Any]:
+    """The result with every warning of the run, the LLM calls by kind and the retrieved passages."""
+    result = state["result"]
+    warnings = list(dict.fromkeys([*state.get("warnings", []), *result.warnings]))
+    order = {t.id: i for i, t in enumerate(state.get("plan", []))}
+    retrieved = sorted({cid for t in state.get("task_results", []) for cid in t.retrieved})
+    tasks = sorted(result.tasks, key=lambda t: order.get(t.id, len(order)))
+    final = result.model_copy(
+        update={
+            "warnings": warnings,
+            "run_id": str(get_config().get("configurable", {}).get("thread_id", result.run_id)),
+            "llm_calls": dict(state.get("llm_calls", {})),
+            "retrieved_chunks": retrieved,
+            "tasks": tasks,
+        }
+    )
+    events.phase("done")
+    return {"result": final}

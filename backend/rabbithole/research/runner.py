@@ -1,0 +1,235 @@
+"""Runs research graphs: creates runs in the registry, starts and resumes them on the checkpointer,
+streams their progress events, and records status, phase, errors and results.
+
+    runner = ResearchRunner(services)                  # services opened with ``await services.aopen()``
+    record = runner.create("Wann ...?", ["sample"], mode="interactive")
+    view = await runner.advance(record.id, on_event=print)          # -> waits for a clarification answer
+    view = await runner.advance(record.id, resume={"answer": "/end"})
+    view = await runner.advance(record.id, resume={"tasks": None})  # approve the plan as proposed
+
+A run stopped by a crash or an error resumes from its last checkpoint with ``advance(run_id)``; tasks
+that finished are not dug again. Resuming a finished run is a ``RunStateError``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from langgraph.types import Command
+
+from rabbithole.core.errors import InvalidRequestError, RabbitholeError, RunFailedError, RunStateError
+from rabbithole.research.context import ResearchContext, RunOverrides
+from rabbithole.research.models import ResearchResult, RunMode
+from rabbithole.research.registry import RunRecord, RunRegistry
+from rabbithole.research.run import build_research_graph
+
+if TYPE_CHECKING:
+    from rabbithole.services import Services
+
+log = logging.getLogger(__name__)
+
+EventSink = Callable[[dict[str, Any]], None]
+#: Supersteps a run may take (clarification rounds and extraction batches loop).
+RECURSION_LIMIT = 400
+
+
+@dataclass(frozen=True, slots=True)
+class RunView:
+    """A run as a client sees it: its record, the pending interrupt's payload, the result when done."""
+
+    record: RunRecord
+    interrupt: dict[str, Any] | None = None
+    result: ResearchResult | None = None
+
+
+class ResearchRunner:
+    def __init__(self, services: Services, registry: RunRegistry | None = None) -> None:
+        self.services = services
+        self.registry = registry or services.runs
+        self._graph: Any = None
+        self._graph_lock = asyncio.Lock()
+
+    async def graph(self) -> Any:
+        async with self._graph_lock:
+            if self._graph is None:
+                self._graph = build_research_graph(await self.services.checkpointer())
+            return self._graph
+
+    # -- creating ------------------------------------------------------------------------------------
+
+    def create(
+        self,
+        question: str,
+        collections: Sequence[str],
+        mode: RunMode = "interactive",
+        overrides: RunOverrides | dict[str, Any] | None = None,
+    ) -> RunRecord:
+        """A new run (queued); nothing runs until ``advance``. Bad input is an InvalidRequestError."""
+        question = " ".join(question.split())
+        if not question:
+            raise InvalidRequestError("the question is empty")
+        if not collections:
+            raise InvalidRequestError("name at least one collection to research")
+        for collection in collections:
+            self.services.catalog.require_collection(collection)
+        if mode not in ("interactive", "quick"):
+            raise InvalidRequestError(f"mode must be 'interactive' or 'quick', got '{mode}'")
+        checked = (
+            overrides if isinstance(overrides, RunOverrides) else RunOverrides.model_validate(overrides or {})
+        )
+        return self.registry.create(
+            question, list(dict.fromkeys(collections)), mode, checked.model_dump(exclude_none=True)
+        )
+
+    # -- running -------------------------------------------------------------------------------------
+
+    def context(self, record: RunRecord) -> ResearchContext:
+        services = self.services
+        overrides = RunOverrides.model_validate(record.overrides)
+        research = services.settings.research
+        changed = {
+            key: value
+            for key, value in overrides.model_dump(exclude_none=True).items()
+            if key in ("k", "concurrency", "max_tasks", "max_clarify_rounds")
+        }
+        if changed:
+            research = research.model_copy(update=changed)
+            research = research.model_copy(update={"min_tasks": min(research.min_tasks, research.max_tasks)})
+        depth = overrides.depth if overrides.depth is not None else services.settings.references.max_depth
+        return ResearchContext(
+            llm=services.llm_for(overrides.model),
+            searcher=services.searcher,
+            embedder=services.embedder,
+            catalog=services.catalog,
+            reference_engine=services.reference_engine,
+            detector=services.language_detector,
+            settings=research,
+            depth=depth,
+        )
+
+    def config(self, run_id: str, context: ResearchContext) -> dict[str, Any]:
+        return {
+            "configurable": {"thread_id": run_id},
+            "max_concurrency": context.settings.concurrency,
+            "recursion_limit": RECURSION_LIMIT,
+        }
+
+    async def advance(self, run_id: str, resume: Any = None, *, on_event: EventSink | None = None) -> RunView:
+        """Run until the next interrupt, the end or an error. ``resume``: the answer to the pending
+        interrupt. Raises RunStateError (finished run; an answer where none is expected or none where
+        one is), RunFailedError (the run stopped in its error state; resumable) and domain errors."""
+        record = self.registry.get(run_id, with_result=False)
+        graph = await self.graph()
+        context = self.context(record)
+        config = self.config(run_id, context)
+        snapshot = await graph.aget_state(config)
+        pending = _interrupt_of(snapshot)
+        if not snapshot.values and not snapshot.next:
+            if resume is not None:
+                raise RunStateError(f"run {run_id} has not started; there is nothing to answer")
+            graph_input: Any = {
+                "question": record.question,
+                "collections": record.collections,
+                "mode": record.mode,
+            }
+        elif pending is not None:
+            if resume is None:
+                raise RunStateError(f"run {run_id} waits for input ({pending.get('kind', 'answer')})")
+            graph_input = Command(resume=resume)
+        elif snapshot.next:
+            if resume is not None:
+                raise RunStateError(f"run {run_id} does not wait for input")
+            graph_input = None  # continue from the last checkpoint
+        else:
+            raise RunStateError(f"run {run_id} is finished; there is nothing to resume")
+        self.registry.update(run_id, status="running", error=None)
+        sink = on_event or (lambda _event: None)
+        try:
+            async for _namespace, mode, chunk in graph.astream(
+                graph_input, config, context=context, stream_mode=["custom", "updates"], subgraphs=True
+            ):
+                if mode == "custom" and isinstance(chunk, dict):
+                    if chunk.get("type") == "phase":
+                        self.registry.update(run_id, phase=str(chunk["phase"]))
+                    elif chunk.get("type") == "language":
+                        self.registry.update(run_id, language=str(chunk["language"]))
+                    sink(chunk)
+        except asyncio.CancelledError:
+            self.registry.update(run_id, status="cancelled", error="cancelled")
+            raise
+        except RabbitholeError as exc:
+            message = (
+                f"{exc}. The run can be resumed from its last checkpoint: "
+                f"rabbithole research --resume {run_id}"
+            )
+            if isinstance(exc, RunFailedError):
+                message = f"{exc} (rabbithole research --resume {run_id})"
+            self.registry.update(run_id, status="error", error=message)
+            sink({"type": "error", "message": message})
+            raise RunFailedError(message) from exc
+        except Exception as exc:
+            message = f"internal error: {type(exc).__name__}: {exc}"
+            log.exception("run %s failed", run_id)
+            self.registry.update(run_id, status="error", error=message)
+            sink({"type": "error", "message": message})
+            raise
+        return await self._settle(run_id, graph, config, sink)
+
+    async def _settle(self, run_id: str, graph: Any, config: dict[str, Any], sink: EventSink) -> RunView:
+        snapshot = await graph.aget_state(config)
+        pending = _interrupt_of(snapshot)
+        if pending is not None:
+            self.registry.update(run_id, status="waiting_for_input")
+            sink({"type": "interrupt", **pending})
+            return RunView(self.registry.get(run_id, with_result=False), interrupt=pending)
+        if snapshot.next:  # pragma: no cover - astream returns only at an interrupt, the end or an error
+            raise RunStateError(f"run {run_id} stopped before {snapshot.next}")
+        result: ResearchResult = snapshot.values["result"]
+        self.registry.update(run_id, status="done", phase="done", result=result)
+        sink({"type": "report", "result": result.model_dump(mode="json")})
+        sink({"type": "done", "status": "done"})
+        return RunView(self.registry.get(run_id), result=result)
+
+    async def view(self, run_id: str) -> RunView:
+        record = self.registry.get(run_id)
+        if record.status == "done":
+            return RunView(record, result=record.result)
+        graph = await self.graph()
+        snapshot = await graph.aget_state({"configurable": {"thread_id": run_id}})
+        return RunView(record, interrupt=_interrupt_of(snapshot))
+
+
+def _interrupt_of(snapshot: Any) -> dict[str, Any] | None:
+    """The payload of the pending interrupt (the run graph's or a subgraph's), if any."""
+    for item in getattr(snapshot, "interrupts", ()) or ():
+        value = getattr(item, "value", None)
+        if isinstance(value, dict):
+            return value
+    for task in getattr(snapshot, "tasks", ()) or ():
+        for item in getattr(task, "interrupts", ()) or ():
+            value = getattr(item, "value", None)
+            if isinstance(value, dict):
+                return value
+    return None
+
+
+async def run_research(
+    services: Services,
+    question: str,
+    collections: Sequence[str],
+    *,
+    mode: RunMode = "quick",
+    overrides: RunOverrides | dict[str, Any] | None = None,
+    on_event: EventSink | None = None,
+) -> ResearchResult:
+    """A quick run from start to result (an interactive run that asks is a RunStateError)."""
+    runner = ResearchRunner(services)
+    record = runner.create(question, collections, mode, overrides)
+    view = await runner.advance(record.id, on_event=on_event)
+    if view.result is None:
+        raise RunStateError(f"run {record.id} waits for input; use ResearchRunner to answer it")
+    return view.result

@@ -1,0 +1,135 @@
+"""Attribution: the rendered report with one stable [n] numbering, the sources (document, page, section,
+verified quote, offsets, reference chain), the support check of every cited sentence and the citation
+statistics. Citations can only point at evidence the run retrieved: unknown ids are removed and counted."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from rabbithole.embeddings.base import FloatArray
+from rabbithole.research.evidence.citations import render_report, render_sources
+from rabbithole.research.evidence.support import SupportChecker
+from rabbithole.research.models import (
+    CitationStats,
+    ClaimView,
+    Evidence,
+    ResearchResult,
+    Source,
+    Support,
+    TaskOverview,
+)
+from rabbithole.research.synthesis.prompts import labels
+
+
+def _overall(supports: Sequence[Support]) -> Support | None:
+    """A source's support: its weakest citation (flagged if any citation of it is)."""
+    if not supports:
+        return None
+    weakest = min(supports, key=lambda s: s.score)
+    return weakest.model_copy(update={"flagged": any(s.flagged for s in supports)})
+
+
+def build_result(
+    *,
+    run_id: str,
+    state: Any,
+    evidence: Sequence[Evidence],
+    embed: Callable[[Sequence[str]], FloatArray],
+    support_threshold: float,
+) -> ResearchResult:
+    language: str = state["language"]
+    names = labels(language)
+    by_id = {e.id: e for e in evidence}
+    notes: list[str] = list(state.get("notes", []))
+    sections = state.get("sections", [])
+    rendered = render_report(sections, set(by_id), title=state.get("title"))
+    notes.extend(rendered.warnings)
+    numbers = {eid: n for n, eid in enumerate(rendered.order, start=1)}
+    checker = SupportChecker(embed, threshold=support_threshold)
+    cited = [c for c in rendered.claims if c.evidence_ids]
+    supports = (
+        checker.check([(c.text, [by_id[i].quote for i in c.evidence_ids]) for c in cited]) if cited else []
+    )
+    per_source: dict[str, list[Support]] = {}
+    claims: list[ClaimView] = []
+    support_of = {id(c): s for c, s in zip(cited, supports, strict=True)}
+    flagged_citations = 0
+    for claim in rendered.claims:
+        support = support_of.get(id(claim))
+        flagged: list[int] = []
+        for eid in claim.evidence_ids:
+            if support is not None:
+                per_source.setdefault(eid, []).append(support)
+                if support.flagged:
+                    flagged.append(numbers[eid])
+        flagged_citations += len(flagged)
+        claims.append(
+            ClaimView(
+                section=claim.heading,
+                text=claim.text,
+                citations=[numbers[i] for i in claim.evidence_ids],
+                flagged=flagged,
+            )
+        )
+    sources = [
+        Source(
+            n=numbers[eid],
+            evidence_id=eid,
+            collection=by_id[eid].collection,
+            document=by_id[eid].document,
+            page=by_id[eid].page,
+            section=by_id[eid].section,
+            quote=by_id[eid].quote,
+            start=by_id[eid].start,
+            end=by_id[eid].end,
+            chain=by_id[eid].chain,
+            support=_overall(per_source.get(eid, [])),
+        )
+        for eid in rendered.order
+    ]
+    markdown = rendered.markdown
+    if sources:
+        markdown += "\n\n" + render_sources(sources, heading=names["sources"], page_label=names["page"])
+    elif not sections:
+        markdown = f"# {state.get('title') or state['question']}\n\n{names['no_evidence']}."
+    if flagged_citations:
+        notes.append(
+            f"{flagged_citations} citation(s) are weakly supported by the evidence they cite (flagged)"
+        )
+    stats = CitationStats(
+        sentences=len(rendered.claims),
+        cited_sentences=len(cited),
+        citations=sum(len(c.evidence_ids) for c in rendered.claims),
+        flagged_citations=flagged_citations,
+        removed_citations=rendered.removed,
+    )
+    tasks = [
+        TaskOverview(
+            id=t.task_id,
+            title=t.title,
+            state=t.state,
+            evidence=len(t.evidence),
+            passages=t.passages,
+            references_followed=t.references_followed,
+            findings=t.summary.findings,
+            gaps=t.summary.gaps,
+            error=t.error,
+        )
+        for t in state["task_results"]
+    ]
+    return ResearchResult(
+        run_id=run_id,
+        question=state["question"],
+        language=language,
+        status="done",
+        report_markdown=markdown,
+        sources=sources,
+        claims=claims,
+        tasks=tasks,
+        quality=state.get("quality"),
+        warnings=notes,
+        dropped=state.get("dropped", []),
+        citation_stats=stats,
+        packing=state.get("packing"),
+    )

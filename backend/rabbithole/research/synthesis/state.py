@@ -1,0 +1,47 @@
+"""State of the synthesis subgraph."""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, TypedDict
+
+from rabbithole.research.evidence.citations import DraftSection
+from rabbithole.research.llm_step import merge_counts
+from rabbithole.research.models import (
+    Dropped,
+    Evidence,
+    PackingReport,
+    QualityScores,
+    QueryAnchor,
+    ResearchResult,
+    TaskResult,
+    TaskSpec,
+)
+
+
+class SynthesisInput(TypedDict):
+    question: str
+    language: str
+    anchor: QueryAnchor
+    clarification_summary: str
+    plan: list[TaskSpec]
+    task_results: list[TaskResult]
+
+
+class SynthesisOutput(TypedDict, total=False):
+    result: ResearchResult
+    warnings: Annotated[list[str], operator.add]
+    llm_calls: Annotated[dict[str, int], merge_counts]
+
+
+class SynthesisState(SynthesisInput, SynthesisOutput, total=False):
+    evidence: list[Evidence]  # after validation
+    dropped: list[Dropped]
+    title: str
+    sections: list[DraftSection]
+    packing: PackingReport
+    attempts: int  # synthesis calls so far (language retry)
+    language_ok: bool
+    quality: QualityScores | None
+    remediated: bool
+    notes: list[str]  # warnings of this subgraph, reported in the result

@@ -1,0 +1,110 @@
+"""Research runs when the model misbehaves: broken, truncated and invalid output, thinking models, timeouts,
+and several runs at once in one process."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+
+from rabbithole.core.errors import RunFailedError
+from rabbithole.devtools.fake_ollama import FakeOllama, PromptContext, generate_instance
+from rabbithole.research.runner import ResearchRunner, run_research
+from rabbithole.services import Services
+
+pytestmark = pytest.mark.asyncio
+
+QUESTION = "Welche Pflichten hat der Strahlenschutzverantwortliche?"
+QUICK = {"depth": 1}
+
+
+async def test_malformed_answers_are_retried(research_services: Services, fake_ollama: FakeOllama) -> None:
+    fake_ollama.fault("malformed", times=2)  # the first two model answers are broken JSON
+    result = await run_research(research_services, QUESTION, ["sample"], overrides=QUICK)
+    assert result.status == "done" and result.sources
+    assert result.llm_calls["anchor"] == 3  # two broken answers, then a valid one
+    assert not [w for w in result.warnings if "anchor" in w]
+
+
+async def test_truncated_plan_falls_back_to_the_question_alone(
+    research_services: Services, fake_ollama: FakeOllama
+) -> None:
+    fake_ollama.script('{"tasks": [{"title": "Pflichten nach § 72", "queries": ["Pfl', schema="PlanDraft")
+    result = await run_research(research_services, QUESTION, ["sample"], overrides=QUICK)
+    assert result.status == "done"
+    assert [t.title for t in result.tasks] == [QUESTION]
+    assert any(w.startswith("plan: the model's output stayed invalid") for w in result.warnings)
+    retries = research_services.settings.llm.structured_retries
+    assert result.llm_calls["plan"] == 1 + retries
+
+
+async def test_invalid_gate_follows_every_reference(
+    research_services: Services, fake_ollama: FakeOllama
+) -> None:
+    fake_ollama.script("I think all of them matter.", schema="ReferenceGate")
+    result = await run_research(research_services, QUESTION, ["sample"], overrides=QUICK)
+    assert result.status == "done"
+    assert any("gate" in w and "followed" in w for w in result.warnings)
+    assert sum(t.references_followed for t in result.tasks) > 0
+
+
+async def test_thinking_model_reasoning_never_reaches_the_report(
+    research_services: Services, fake_ollama: FakeOllama
+) -> None:
+    def think_first(request: Any) -> str:
+        body = generate_instance(request.format, PromptContext.from_messages(request.messages))
+        return "<think>SECRET REASONING about the plan</think>\n" + json.dumps(body, ensure_ascii=False)
+
+    fake_ollama.script(think_first, schema="AnchorDraft")
+    fake_ollama.script(think_first, schema="PlanDraft")
+    result = await run_research(research_services, QUESTION, ["sample"], overrides=QUICK)
+    assert result.status == "done" and len(result.tasks) >= 2
+    assert "SECRET" not in result.model_dump_json()
+
+
+async def test_synthesis_that_stays_invalid_fails_the_run_and_resumes(
+    research_services: Services, fake_ollama: FakeOllama
+) -> None:
+    fake_ollama.script("no report today", schema="ReportDraft")
+    runner = ResearchRunner(research_services)
+    record = runner.create(QUESTION, ["sample"], "quick", QUICK)
+    with pytest.raises(RunFailedError, match="synthesis failed"):
+        await runner.advance(record.id)
+    assert research_services.runs.get(record.id).status == "error"
+    fake_ollama.reset()
+    view = await runner.advance(record.id)
+    assert view.result is not None and view.result.status == "done" and view.result.sources
+    resumed = {r.schema_name for r in fake_ollama.model_requests()}
+    assert "ReportDraft" in resumed and "Extraction" not in resumed  # the digging was not redone
+
+
+async def test_a_timeout_stops_the_run_with_a_clear_error(
+    sample_index: Services, fake_ollama: FakeOllama
+) -> None:
+    llm = fake_ollama.settings().model_copy(update={"request_timeout_s": 1.0})
+    services = Services(sample_index.settings.model_copy(update={"llm": llm}), share_with=sample_index)
+    async with services:
+        fake_ollama.fault("latency", delay_ms=4000, times=1)
+        runner = ResearchRunner(services)
+        record = runner.create(QUESTION, ["sample"], "quick", QUICK)
+        with pytest.raises(RunFailedError, match="--resume") as failure:
+            await runner.advance(record.id)
+        assert "timed out" in str(failure.value) or "timeout" in str(failure.value)
+        view = await runner.advance(record.id)
+        assert view.result is not None and view.result.status == "done"
+
+
+async def test_several_runs_at_once_in_one_process(research_services: Services) -> None:
+    questions = [
+        QUESTION,
+        "Which dose limits apply to occupationally exposed persons?",
+        "Was regelt § 7 AtG?",
+    ]
+    results = await asyncio.gather(
+        *(run_research(research_services, q, ["sample"], overrides=QUICK) for q in questions)
+    )
+    assert [r.question for r in results] == questions
+    assert all(r.status == "done" and r.sources for r in results)
+    assert len({r.run_id for r in results}) == 3

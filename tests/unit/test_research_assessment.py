@@ -1,0 +1,38 @@
+"""Can the corpus answer it? Retrieval decides where it is clear; the model in between."""
+
+from __future__ import annotations
+
+import pytest
+
+from rabbithole.core.config import ResearchSettings
+from rabbithole.research.run.assessment import decide
+from rabbithole.research.run.schemas import AssessJudgement
+
+SETTINGS = ResearchSettings(assess_floor=0.25, assess_clear=0.5)
+
+
+def judgement(answerable: bool = True, live: bool = False) -> AssessJudgement:
+    return AssessJudgement(answerable=answerable, needs_live_data=live, reason="r", corpus_covers=["x"])
+
+
+@pytest.mark.parametrize("model", [judgement(False), judgement(True, live=True), None])
+def test_clear_coverage_is_never_rejected(model: AssessJudgement | None) -> None:
+    assert decide(model, 0.62, 1.0, SETTINGS).answerable
+
+
+@pytest.mark.parametrize("model", [judgement(True), None])
+def test_nothing_found_is_declined_whatever_the_model_says(model: AssessJudgement | None) -> None:
+    a = decide(model, 0.1, 0.0, SETTINGS)
+    assert not a.answerable and a.reason == ""
+
+
+def test_in_between_the_model_decides() -> None:
+    assert decide(judgement(True), 0.4, 0.5, SETTINGS).answerable
+    assert not decide(judgement(False), 0.4, 0.5, SETTINGS).answerable
+    live = decide(judgement(True, live=True), 0.4, 0.5, SETTINGS)
+    assert not live.answerable and live.model_verdict == "live_data"
+
+
+def test_invalid_judgement_in_between_goes_on() -> None:
+    a = decide(None, 0.4, 0.5, SETTINGS)
+    assert a.answerable and a.model_verdict == "invalid"
