@@ -182,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         for label, keep in SUBSETS[:3]
     ]
-    print_goals(goals)
+    passed = print_goals(goals)
 
     if args.misses:
         print("\nquestions current hybrid misses in its top 5")
@@ -201,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
                 )
                 head = f"{question.id} {question.lang} {question.style:<10} {ranks:<14}"
                 print(f"  {head} {question.question[:70]}")
-    return 0
+    return 0 if passed else 1
 
 
 if __name__ == "__main__":

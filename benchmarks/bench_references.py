@@ -239,13 +239,20 @@ def side_by_side(
             ("baseline (round 1)", baseline_settings(configured)),
             ("current", configured),
         ):
-            searcher.settings = retrieval  # the engine searches through services.searcher
+            searcher.settings = retrieval  # the engine searches through this searcher
             try:
                 traced: list[tuple[Question, set[tuple[str, str | None]]]] = []
                 plain: list[tuple[Question, set[tuple[str, str | None]]]] = []
                 passages = 0
                 for q in questions:
-                    engine = ReferenceEngine(services, COLLECTION)
+                    engine = ReferenceEngine(
+                        COLLECTION,
+                        searcher=searcher,
+                        catalog=services.catalog,
+                        vectors=services.store.open(COLLECTION),
+                        registry=services.registry(COLLECTION),
+                        settings=services.settings.references,
+                    )
                     result = engine.trace(q.text, depth=depth, k=k, query_vector=vectors[q.id])
                     passages += len(result.passages)
                     traced.append((q, {(p.chunk.document, p.chunk.section) for p in result.passages}))

@@ -19,7 +19,10 @@ import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rabbithole.core.config import RetrievalSettings
 
 DEFAULT_GLOSSARY = Path(__file__).with_name("glossary_en_de.txt")
 
@@ -213,3 +216,17 @@ def parse_entries(text: str, source: str = "<text>") -> list[tuple[str, tuple[st
 def load_glossary(extra: Path | None = None) -> Glossary:
     """The default glossary, plus the entries of ``extra`` (cached per path)."""
     return Glossary.load(DEFAULT_GLOSSARY, *([extra] if extra is not None else []))
+
+
+def cross_lingual_query(
+    query: str, language: str, index_languages: Sequence[str], settings: RetrievalSettings
+) -> str | None:
+    """The BM25 query for a collection whose documents are not in the query's language: the German terms of
+    the English phrases the glossary knows, plus the query's citations, numbers and names (None when the
+    glossary is off, does not apply, or knows no phrase of the query)."""
+    if not settings.glossary or language != "en" or "de" not in index_languages:
+        return None
+    german = load_glossary(settings.glossary_path).translate(query)
+    if not german:
+        return None
+    return f"{german} {' '.join(untranslated_terms(query))}".strip()

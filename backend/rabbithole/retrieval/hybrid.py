@@ -42,19 +42,12 @@ from rabbithole.core.models import Chunk, SearchHit
 from rabbithole.embeddings.base import Embedder, FloatArray, l2_normalize
 from rabbithole.retrieval.bm25_index import BM25Index, BM25Indexes, BM25Params, BM25Result
 from rabbithole.retrieval.filters import SearchFilters
-from rabbithole.retrieval.fusion import (
-    Fused,
-    dedup_overlapping,
-    max_normalized,
-    minmax_normalized,
-    reciprocal_rank_fusion,
-    weighted_score_fusion,
-)
-from rabbithole.retrieval.glossary import load_glossary, untranslated_terms
-from rabbithole.retrieval.headings import HeadingMatcher
+from rabbithole.retrieval.fusion import Fused, dedup_overlapping, reciprocal_rank_fusion
+from rabbithole.retrieval.glossary import cross_lingual_query
 from rabbithole.retrieval.rerank import Reranker, create_reranker
+from rabbithole.retrieval.score_fusion import ScoreFusion
 from rabbithole.retrieval.source import ChunkSource
-from rabbithole.retrieval.tokenizer import Language, query_language, tokenize_query
+from rabbithole.retrieval.tokenizer import query_language, tokenize_query
 
 if TYPE_CHECKING:
     from rabbithole.core.config import Settings
@@ -117,7 +110,7 @@ class HybridSearcher:
         self._handles: dict[tuple[str, bool], tuple[str, VectorCollection]] = {}
         self._handles_lock = threading.Lock()
         self.cross_lingual_skip = cross_lingual_skip
-        self._headings = HeadingMatcher()
+        self._fusion = ScoreFusion()
         self.reranker = reranker
 
     @classmethod
@@ -247,7 +240,7 @@ class HybridSearcher:
                 index = self.bm25.get(name, revision=opened[name][0])
                 bm25_query = query
                 if qlang is not None and qlang not in index.languages:
-                    translated = self._translate(query, qlang, index.languages)
+                    translated = cross_lingual_query(query, qlang, index.languages, self.settings)
                     if translated is not None:
                         bm25_query = translated
                         translated_for.append(name)
@@ -273,7 +266,15 @@ class HybridSearcher:
             fused = reciprocal_rank_fusion(rankings, k=self.settings.rrf_k, n_retrievers=len(rankings))
         else:
             depth = 2 * (max(k, self.settings.rerank_candidates) if self.reranker else k) + FETCH_MARGIN
-            fused = self._score_fusion(rankings, info, bm25_tokens if mode == "hybrid" else None, depth)
+            fused = self._fusion.fuse(
+                [(key, info[key].similarity or 0.0) for key in rankings["vector"]]
+                if "vector" in rankings
+                else None,
+                [(key, info[key].bm25 or 0.0) for key in rankings["bm25"]] if "bm25" in rankings else None,
+                bm25_tokens if mode == "hybrid" else None,
+                depth,
+                self.settings,
+            )
         timings["fuse"] = time.perf_counter() - t
 
         rerank = self.reranker is not None and mode == "hybrid"
@@ -326,48 +327,6 @@ class HybridSearcher:
         self.bm25.invalidate(collection)
 
     # --- helpers ------------------------------------------------------------------------------------
-
-    def _score_fusion(
-        self,
-        rankings: dict[str, list[Key]],
-        info: dict[Key, _Info],
-        query_tokens: dict[str, tuple[BM25Index, list[str]]] | None,
-        depth: int,
-    ) -> list[Fused[Key]]:
-        """Weighted sum of the normalized vector and BM25 scores, plus the heading bonus (hybrid mode only:
-        ``query_tokens`` holds each collection's BM25 index and query tokens). The bonus is computed only
-        for candidates that it could lift into the first ``depth`` (the others cannot get there)."""
-        scores: dict[str, dict[Key, float]] = {}
-        if "vector" in rankings:
-            scores["vector"] = minmax_normalized(
-                [(key, info[key].similarity or 0.0) for key in rankings["vector"]]
-            )
-        if "bm25" in rankings:
-            scores["bm25"] = max_normalized([(key, info[key].bm25 or 0.0) for key in rankings["bm25"]])
-        weights = {"vector": 1.0 - self.settings.bm25_weight, "bm25": self.settings.bm25_weight}
-        bonus: dict[Key, float] | None = None
-        if query_tokens and self.settings.heading_weight > 0:
-            bonus = {}
-            base = weighted_score_fusion(scores, weights)
-            cutoff = base[depth - 1].rrf - self.settings.heading_weight if len(base) >= depth else -1.0
-            for key in (f.key for f in base if f.rrf >= cutoff):
-                entry = query_tokens.get(key[0])
-                row = entry[0].row_of(key[1]) if entry is not None else None
-                if entry is not None and row is not None:
-                    bonus[key] = self._headings.match(entry[0], row, entry[1])
-        return weighted_score_fusion(scores, weights, bonus, self.settings.heading_weight)
-
-    def _translate(self, query: str, language: Language, index_languages: Sequence[Language]) -> str | None:
-        """The BM25 query for a collection whose documents are not in the query's language: the German
-        terms of the English phrases the glossary knows, plus the query's citations, numbers and names
-        (None when the glossary is off, does not apply or knows no phrase of the query)."""
-        if not self.settings.glossary or language != "en" or "de" not in index_languages:
-            return None
-        german = load_glossary(self.settings.glossary_path).translate(query)
-        if not german:
-            return None
-        kept = " ".join(untranslated_terms(query))
-        return f"{german} {kept}".strip()
 
     def _open(self, name: str, check_model: bool) -> tuple[str, VectorCollection]:
         """The collection's vector handle, reused while the collection's revision stands (a re-ingest or a

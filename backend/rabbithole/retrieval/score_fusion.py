@@ -1,0 +1,55 @@
+"""Score fusion of the vector and BM25 candidates of one search, with the heading bonus
+(``retrieval.fusion = "score"``; see docs/retrieval.md).
+
+Each retriever's scores are normalized over its candidates (cosine similarity min-max, BM25 divided by the
+best score) and summed with the weights ``1 - bm25_weight`` and ``bm25_weight``; in hybrid mode each
+candidate also gets ``heading_weight`` times its heading match (:mod:`rabbithole.retrieval.headings`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rabbithole.core.config import RetrievalSettings
+from rabbithole.retrieval.bm25_index import BM25Index
+from rabbithole.retrieval.fusion import Fused, max_normalized, minmax_normalized, weighted_score_fusion
+from rabbithole.retrieval.headings import HeadingMatcher
+
+Key = tuple[str, str]  # (collection, chunk id)
+
+
+class ScoreFusion:
+    """Thread-safe (the heading cache is locked)."""
+
+    def __init__(self) -> None:
+        self._headings = HeadingMatcher()
+
+    def fuse(
+        self,
+        vector: Sequence[tuple[Key, float]] | None,
+        bm25: Sequence[tuple[Key, float]] | None,
+        query_tokens: dict[str, tuple[BM25Index, list[str]]] | None,
+        depth: int,
+        settings: RetrievalSettings,
+    ) -> list[Fused[Key]]:
+        """``vector``/``bm25``: each retriever's candidates, best first, with raw scores (None: it did not
+        run). ``query_tokens``: per collection its BM25 index and the query's BM25 tokens, for the heading
+        bonus (None: no bonus). The bonus is computed only for the candidates it could lift into the first
+        ``depth`` (it is at most ``heading_weight``, so the others cannot get there)."""
+        scores: dict[str, dict[Key, float]] = {}
+        if vector is not None:
+            scores["vector"] = minmax_normalized(vector)
+        if bm25 is not None:
+            scores["bm25"] = max_normalized(bm25)
+        weights = {"vector": 1.0 - settings.bm25_weight, "bm25": settings.bm25_weight}
+        bonus: dict[Key, float] | None = None
+        if query_tokens and settings.heading_weight > 0:
+            bonus = {}
+            base = weighted_score_fusion(scores, weights)
+            cutoff = base[depth - 1].rrf - settings.heading_weight if len(base) >= depth else -1.0
+            for key in (f.key for f in base if f.rrf >= cutoff):
+                entry = query_tokens.get(key[0])
+                row = entry[0].row_of(key[1]) if entry is not None else None
+                if entry is not None and row is not None:
+                    bonus[key] = self._headings.match(entry[0], row, entry[1])
+        return weighted_score_fusion(scores, weights, bonus, settings.heading_weight)
