@@ -143,6 +143,24 @@ class ClarificationRound(BaseModel):
     answer: str | None = Field(None, description="The user's answer; '/end' ends clarification.")
 
 
+class ClarificationInterrupt(ClarificationRound):
+    """The payload of the clarification interrupt: the round, and why the last answer was refused."""
+
+    kind: Literal["clarification"] = "clarification"
+    error: str | None = None
+
+
+class PlanProposal(BaseModel):
+    """The payload of the plan interrupt: the proposed tasks, the most an edited plan may have, and why the
+    last edit was refused."""
+
+    kind: Literal["plan"] = "plan"
+    question: str
+    tasks: list[TaskSpec]
+    limit: int
+    error: str | None = None
+
+
 class Assessment(BaseModel):
     answerable: bool
     reason: str

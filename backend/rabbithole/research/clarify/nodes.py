@@ -15,7 +15,12 @@ from rabbithole.research.clarify.schemas import AnchorDraft, ClarifyAnalysis, Cl
 from rabbithole.research.clarify.state import ClarifyState
 from rabbithole.research.context import ResearchContext
 from rabbithole.research.llm_step import ask
-from rabbithole.research.models import ClarificationRound, QueryAnchor, RetrievedPassage
+from rabbithole.research.models import (
+    ClarificationInterrupt,
+    ClarificationRound,
+    QueryAnchor,
+    RetrievedPassage,
+)
 from rabbithole.research.passages import merge_hits
 
 #: Passages of a round shown to the model and the user.
@@ -135,14 +140,14 @@ async def ask_user(state: ClarifyState, runtime: Runtime[ResearchContext]) -> di
     current = state["current"]
     assert current is not None
     events.emit("clarification", round=current.model_dump(mode="json"))
-    payload: dict[str, Any] = {"kind": "clarification", **current.model_dump(mode="json")}
+    payload = ClarificationInterrupt(**current.model_dump())
     while True:
-        value = interrupt(payload)
+        value = interrupt(payload.model_dump(mode="json"))
         try:
             answer = _answer_of(value)
             break
         except ValueError as exc:
-            payload = {**payload, "error": str(exc)}
+            payload = payload.model_copy(update={"error": str(exc)})
     answered = current.model_copy(update={"answer": answer})
     return {
         "rounds": [*state.get("rounds", []), answered],

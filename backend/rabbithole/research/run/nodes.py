@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from rabbithole.research import events
 from rabbithole.research.context import ResearchContext
 from rabbithole.research.llm_step import ask
-from rabbithole.research.models import ResearchResult, RetrievedPassage
+from rabbithole.research.models import PlanProposal, ResearchResult, RetrievedPassage
 from rabbithole.research.passages import merge_hits
 from rabbithole.research.run import prompts
 from rabbithole.research.run.assessment import decide
@@ -158,21 +158,16 @@ def approve_plan(state: RunState, runtime: Runtime[ResearchContext]) -> dict[str
     limit = runtime.context.settings.task_limit
     approved = proposed
     if state["mode"] == "interactive":
-        payload: dict[str, Any] = {
-            "kind": "plan",
-            "question": state["question"],
-            "tasks": [t.model_dump(mode="json") for t in proposed],
-            "limit": limit,
-        }
-        events.emit("plan", tasks=payload["tasks"])
+        payload = PlanProposal(question=state["question"], tasks=proposed, limit=limit)
+        events.emit("plan", tasks=[t.model_dump(mode="json") for t in proposed])
         while True:
-            value = interrupt(payload)
+            value = interrupt(payload.model_dump(mode="json"))
             try:
                 decision = PlanDecision.model_validate(value if value not in (None, True, "approve") else {})
                 approved = apply_decision(proposed, decision, limit)
                 break
             except (ValidationError, PlanEditError, TypeError) as exc:
-                payload = {**payload, "error": str(exc)}
+                payload = payload.model_copy(update={"error": str(exc)})
     events.todo(approved, {})
     events.phase("dig")
     return {"plan": approved}
