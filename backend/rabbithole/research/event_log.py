@@ -98,6 +98,13 @@ class RunEventLog:
         with self._sessions() as session:
             return [_event(row) for row in session.scalars(query).all()]
 
+    def latest(self, run_id: str) -> RunEvent | None:
+        """The run's last event, if any."""
+        query = select(RunEventRow).where(RunEventRow.run_id == run_id).order_by(RunEventRow.seq.desc())
+        with self._sessions() as session:
+            row = session.scalars(query.limit(1)).first()
+            return _event(row) if row is not None else None
+
     def last_seq(self, run_id: str) -> int:
         with self._sessions() as session:
             last = session.scalar(select(func.max(RunEventRow.seq)).where(RunEventRow.run_id == run_id))

@@ -4,7 +4,8 @@
 A run's stream replays the persisted events after ``Last-Event-ID`` (or ``?after=N``), then follows the live
 ones without a gap or a repeat: it subscribes before it reads the backlog and drops live events numbered at
 or below the last one it sent. It ends after ``done`` or ``error`` (a resumed run continues on a new
-connection), or when the run is deleted. Heartbeats (SSE comments) keep idle connections open.
+connection), at once when the client already has the run's final event, or when the run is deleted.
+Heartbeats (SSE comments) keep idle connections open.
 """
 
 from __future__ import annotations
@@ -71,8 +72,9 @@ async def follow(service: RunService, run_id: str, after: int) -> AsyncIterator[
         for event in backlog:
             last = event.seq
             yield _sse(event)
-        if backlog and backlog[-1].type in TERMINAL and not service.busy(run_id):
-            return
+        latest = service.events.latest(run_id)
+        if latest is not None and latest.type in TERMINAL and latest.seq <= last:
+            return  # the client has the run's final event (a resume would have added more since)
         while True:
             live = await queue.get()
             if live is CLOSED:
@@ -100,11 +102,13 @@ def _start(after: int | None, last_event_id: str | None) -> int:
 
 @router.get("/runs/events", response_class=EventSourceResponse, responses=_SSE)
 async def run_list_changes(runs: RunServiceDep) -> EventSourceResponse:
-    """Changes of the run list (live only), typed ``status``, ``phase`` or ``deleted``:
+    """Changes of the run list (live only), after a first ``ready`` event (subscribed), typed ``status``,
+    ``phase`` or ``deleted``:
     ``{change, run_id, status, phase, seq}``; ``seq`` numbers the changes of this server process."""
 
     async def changes() -> AsyncIterator[ServerSentEvent]:
         with runs.broker.global_subscription() as queue:
+            yield ServerSentEvent(data=json.dumps({"change": "ready"}), event="ready")
             while True:
                 change: dict[str, Any] = await queue.get()
                 yield ServerSentEvent(data=json.dumps(change), event=change["change"], id=str(change["seq"]))
