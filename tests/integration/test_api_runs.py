@@ -213,3 +213,44 @@ async def test_cancel_delete_and_errors(make_client: AppFactory, fake_ollama: Fa
         assert bad_mode.status_code == 422
         bad_status = await client.get("/api/runs", params={"status": "sleeping"})
         assert bad_status.status_code == 422
+
+
+async def test_runs_left_running_are_marked_resumable_when_not_resumed_on_start(
+    run_kb: Settings, fake_ollama: FakeOllama, make_client: AppFactory
+) -> None:
+    from rabbithole.research.runner import ResearchRunner
+    from rabbithole.services import Services
+
+    with Services(run_kb) as services:  # a run a stopped process left running, before it started
+        record = ResearchRunner(services).create(QUESTION, [RUN_COLLECTION], "quick", {"depth": 0})
+        services.runs.update(record.id, status="running")
+    async with make_client(resume_on_start=False) as (client, app):
+        detail = (await client.get(f"/api/runs/{record.id}")).json()
+        assert detail["run"]["status"] == "error" and "resume" in detail["run"]["error"]
+        assert [(kind, data["status"]) for _, kind, data in persisted(app, record.id)] == [
+            ("status", "error")
+        ]
+        answer = await client.post(f"/api/runs/{record.id}/resume", json={"answer": "x"})
+        assert answer.status_code == 409 and "does not wait for input" in answer.text
+        resumed = await client.post(f"/api/runs/{record.id}/resume", json={})
+        assert resumed.status_code == 202, resumed.text
+        detail = await wait_for(client, record.id, "done")
+        assert detail["run"]["error"] is None and detail["result"]["status"] == "done"
+
+
+async def test_a_run_waiting_for_input_stays_resumable_across_a_restart(make_client: AppFactory) -> None:
+    async with make_client() as (client, app):
+        run_id = (await client.post("/api/runs", json={**QUICK, "mode": "interactive"})).json()["run_id"]
+        await wait_for(client, run_id, "waiting_for_input")
+        before = persisted(app, run_id)
+    async with make_client() as (client, app):
+        detail = await wait_for(client, run_id, "waiting_for_input")
+        assert detail["interrupt"]["kind"] == "clarification"
+        assert persisted(app, run_id) == before
+        resumed = await client.post(f"/api/runs/{run_id}/resume", json={"answer": "/end"})
+        assert resumed.status_code == 202
+        detail = await wait_for(client, run_id, "waiting_for_input")
+        assert detail["interrupt"]["kind"] == "plan"
+        events = persisted(app, run_id)
+        assert events[: len(before)] == before
+        assert [seq for seq, _, _ in events] == list(range(1, len(events) + 1))
