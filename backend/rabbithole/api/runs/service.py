@@ -106,7 +106,8 @@ class RunService:
             interrupt = (await self.runner.view(run_id)).interrupt
             self._check_fits(run_id, interrupt, body)
             resume = body.model_dump(mode="json") if interrupt is not None else None
-            self._status(run_id, "queued")
+            self.registry.update(run_id, status="queued", error=None)
+            self._status(run_id, "queued", update=False)
             self._submit(_Job(run_id, resume))
             return self.registry.get(run_id, with_result=False)
 
