@@ -16,21 +16,25 @@ from rabbithole.research.models import ResearchResult, RunStatus
 
 router = APIRouter(tags=["runs"])
 
-_ERRORS: dict[int | str, dict[str, Any]] = {
-    404: {"description": "No such run."},
+_ERRORS: dict[int, dict[str, Any]] = {
+    404: {"description": "No such run (or collection)."},
     409: {"description": "The run is not in a state that allows this."},
     422: {"description": "The request or payload is invalid (or does not fit the pending interrupt)."},
 }
 
 
-@router.post("/runs", status_code=status.HTTP_201_CREATED, responses=_ERRORS)
+def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
+    return {code: _ERRORS[code] for code in codes}
+
+
+@router.post("/runs", status_code=status.HTTP_201_CREATED, responses=_errors(404, 422))
 async def create_run(body: CreateRun, runs: RunServiceDep) -> RunCreated:
     """Start a research run in the background: it executes whether or not a client watches it."""
     record = runs.create(body.question, body.collections, body.mode, body.settings)
     return RunCreated(run_id=record.id, status=record.status)
 
 
-@router.get("/runs", responses=_ERRORS)
+@router.get("/runs", responses=_errors(422))
 def list_runs(
     runs: RunServiceDep,
     run_status: Annotated[list[RunStatus] | None, Query(alias="status", description="Only these.")] = None,
@@ -47,12 +51,12 @@ def list_runs(
     )
 
 
-@router.get("/runs/{run_id}", responses=_ERRORS)
+@router.get("/runs/{run_id}", responses=_errors(404))
 async def get_run(run_id: str, runs: RunServiceDep) -> RunDetail:
     return await run_detail(runs, run_id)
 
 
-@router.post("/runs/{run_id}/resume", status_code=status.HTTP_202_ACCEPTED, responses=_ERRORS)
+@router.post("/runs/{run_id}/resume", status_code=status.HTTP_202_ACCEPTED, responses=_errors(404, 409, 422))
 async def resume_run(run_id: str, body: ResumeBody, runs: RunServiceDep) -> RunCreated:
     """Answer the pending interrupt ({"answer": ...} or {"tasks": null | [...]}), or continue a stopped
     run ({}). A second answer to the same interrupt gets 409."""
@@ -60,13 +64,13 @@ async def resume_run(run_id: str, body: ResumeBody, runs: RunServiceDep) -> RunC
     return RunCreated(run_id=record.id, status=record.status)
 
 
-@router.post("/runs/{run_id}/cancel", responses=_ERRORS)
+@router.post("/runs/{run_id}/cancel", responses=_errors(404, 409))
 async def cancel_run(run_id: str, runs: RunServiceDep) -> RunCreated:
     record = await runs.cancel(run_id)
     return RunCreated(run_id=record.id, status=record.status)
 
 
-@router.delete("/runs/{run_id}", responses=_ERRORS)
+@router.delete("/runs/{run_id}", responses=_errors(404))
 async def delete_run(run_id: str, runs: RunServiceDep) -> RunDeleted:
     await runs.delete(run_id)
     return RunDeleted(run_id=run_id)
@@ -79,7 +83,7 @@ def _result(runs: RunServiceDep, run_id: str) -> ResearchResult:
     return record.result
 
 
-@router.get("/runs/{run_id}/report", responses=_ERRORS)
+@router.get("/runs/{run_id}/report", responses=_errors(404, 409))
 def get_report(run_id: str, runs: RunServiceDep) -> ResearchResult:
     return _result(runs, run_id)
 
@@ -87,7 +91,7 @@ def get_report(run_id: str, runs: RunServiceDep) -> ResearchResult:
 @router.get(
     "/runs/{run_id}/report.md",
     response_class=PlainTextResponse,
-    responses={**_ERRORS, 200: {"content": {"text/markdown": {"schema": {"type": "string"}}}}},
+    responses={**_errors(404, 409), 200: {"content": {"text/markdown": {"schema": {"type": "string"}}}}},
 )
 def get_report_markdown(run_id: str, runs: RunServiceDep) -> Response:
     return Response(_result(runs, run_id).report_markdown, media_type="text/markdown; charset=utf-8")

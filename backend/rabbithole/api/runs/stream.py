@@ -58,6 +58,13 @@ _SSE: dict[int | str, dict[str, Any]] = {
 }
 
 
+_SSE_GLOBAL: dict[str, Any] = {
+    "description": "A stream of server-sent events: `ready` first, then `status`, `phase` and `deleted` "
+    "changes with `data` {change, run_id, status, phase, seq}.",
+    "content": {"text/event-stream": {"schema": {"type": "string"}}},
+}
+
+
 def _sse(event: RunEvent) -> ServerSentEvent:
     return ServerSentEvent(
         data=json.dumps(event.payload(), ensure_ascii=False), event=event.type, id=str(event.seq)
@@ -100,7 +107,7 @@ def _start(after: int | None, last_event_id: str | None) -> int:
     return after or 0
 
 
-@router.get("/runs/events", response_class=EventSourceResponse, responses=_SSE)
+@router.get("/runs/events", response_class=EventSourceResponse, responses={200: _SSE_GLOBAL})
 async def run_list_changes(runs: RunServiceDep) -> EventSourceResponse:
     """Changes of the run list (live only), after a first ``ready`` event (subscribed), typed ``status``,
     ``phase`` or ``deleted``:
