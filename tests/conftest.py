@@ -17,4 +17,5 @@ pytest_plugins: list[str] = [
     "fixtures.services",
     "fixtures.sample_index",
     "fixtures.research",
+    "fixtures.run_kb",
 ]

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from rabbithole.llm.tokens import TokenCounter
     from rabbithole.references.tracing import ReferenceEngine
     from rabbithole.registry.registry import DocumentRegistry
+    from rabbithole.research.event_log import RunEventLog
     from rabbithole.research.language import LanguageDetector
     from rabbithole.research.registry import RunRegistry
     from rabbithole.retrieval.hybrid import HybridSearcher
@@ -62,9 +63,10 @@ class Services:
         self._checkpoint_conn: Any = None
 
     def close(self) -> None:
-        runs = self._built.get("runs")
-        if runs is not None:
-            runs.close()
+        for name in ("runs", "run_events"):
+            built = self._built.get(name)
+            if built is not None:
+                built.close()
         self.catalog.close()
 
     def __enter__(self) -> Services:
@@ -150,6 +152,18 @@ class Services:
         return self._once(
             "runs",
             lambda: RunRegistry(
+                self.settings.storage.catalog_path, self.settings.storage.sqlite_busy_timeout_ms
+            ),
+        )
+
+    @property
+    def run_events(self) -> RunEventLog:
+        """The persisted progress events of research runs (in the catalog database)."""
+        from rabbithole.research.event_log import RunEventLog
+
+        return self._once(
+            "run_events",
+            lambda: RunEventLog(
                 self.settings.storage.catalog_path, self.settings.storage.sqlite_busy_timeout_ms
             ),
         )

@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from rabbithole.api.runs.service import RunService
 from rabbithole.services import Services
 
 
@@ -14,4 +15,10 @@ def get_services(request: Request) -> Services:
     return services
 
 
+def get_run_service(request: Request) -> RunService:
+    runs: RunService = request.app.state.runs
+    return runs
+
+
 ServicesDep = Annotated[Services, Depends(get_services)]
+RunServiceDep = Annotated[RunService, Depends(get_run_service)]

@@ -296,6 +296,14 @@ class ResearchSettings(BaseModel):
     assess_clear: float = Field(
         0.5, ge=-1.0, le=1.0, description="Best similarity at or above which the corpus clearly covers it."
     )
+    max_running_runs: int = Field(
+        2, ge=1, le=64, description="Runs the API server executes at once; the rest wait as queued, in order."
+    )
+    resume_on_start: bool = Field(
+        True,
+        description="At server start, resume runs a stopped process left running (false: mark them error, "
+        "resumable with POST /api/runs/{id}/resume).",
+    )
 
 
 class Settings(BaseSettings):

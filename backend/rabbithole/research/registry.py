@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Integer, String, Text, select
+from sqlalchemy import Integer, String, Text, func, select
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
 from rabbithole.catalog.db import create_sqlite_engine
@@ -157,6 +157,13 @@ class RunRegistry:
             query = query.where(RunRow.status.in_(list(status)))
         with self._sessions() as session:
             return [_record(row, with_result=False) for row in session.scalars(query).all()]
+
+    def count(self, *, status: Sequence[str] | None = None) -> int:
+        query = select(func.count()).select_from(RunRow)
+        if status:
+            query = query.where(RunRow.status.in_(list(status)))
+        with self._sessions() as session:
+            return int(session.scalar(query) or 0)
 
     def update(
         self,

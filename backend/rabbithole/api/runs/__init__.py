@@ -1,0 +1,1 @@
+"""Research runs over HTTP: the background executor (``service``), the REST routes and the SSE streams."""

@@ -1,0 +1,97 @@
+"""The run endpoints: create, list, read, resume, cancel, delete, and the report as JSON and Markdown.
+Progress streams (SSE) are in ``stream.py``."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Response, status
+from fastapi.responses import PlainTextResponse
+
+from rabbithole.api.deps import RunServiceDep
+from rabbithole.api.runs.schemas import CreateRun, ResumeBody, RunCreated, RunDeleted, RunDetail, RunPage
+from rabbithole.api.runs.views import run_detail
+from rabbithole.core.errors import RunStateError
+from rabbithole.research.models import ResearchResult, RunStatus
+
+router = APIRouter(tags=["runs"])
+
+_ERRORS: dict[int, dict[str, Any]] = {
+    404: {"description": "No such run (or collection)."},
+    409: {"description": "The run is not in a state that allows this."},
+    422: {"description": "The request or payload is invalid (or does not fit the pending interrupt)."},
+}
+
+
+def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
+    return {code: _ERRORS[code] for code in codes}
+
+
+@router.post("/runs", status_code=status.HTTP_201_CREATED, responses=_errors(404, 422))
+async def create_run(body: CreateRun, runs: RunServiceDep) -> RunCreated:
+    """Start a research run in the background: it executes whether or not a client watches it."""
+    record = runs.create(body.question, body.collections, body.mode, body.settings)
+    return RunCreated(run_id=record.id, status=record.status)
+
+
+@router.get("/runs", responses=_errors(422))
+def list_runs(
+    runs: RunServiceDep,
+    run_status: Annotated[list[RunStatus] | None, Query(alias="status", description="Only these.")] = None,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0,
+) -> RunPage:
+    """Runs, newest first."""
+    records = runs.registry.list(status=run_status, limit=limit, offset=offset)
+    return RunPage(
+        items=[r.summary() for r in records],
+        total=runs.registry.count(status=run_status),
+        limit=limit,
+        offset=offset,
+    )
+
+
+@router.get("/runs/{run_id}", responses=_errors(404))
+async def get_run(run_id: str, runs: RunServiceDep) -> RunDetail:
+    return await run_detail(runs, run_id)
+
+
+@router.post("/runs/{run_id}/resume", status_code=status.HTTP_202_ACCEPTED, responses=_errors(404, 409, 422))
+async def resume_run(run_id: str, body: ResumeBody, runs: RunServiceDep) -> RunCreated:
+    """Answer the pending interrupt ({"answer": ...} or {"tasks": null | [...]}), or continue a stopped
+    run ({}). A second answer to the same interrupt gets 409."""
+    record = await runs.resume(run_id, body)
+    return RunCreated(run_id=record.id, status=record.status)
+
+
+@router.post("/runs/{run_id}/cancel", responses=_errors(404, 409))
+async def cancel_run(run_id: str, runs: RunServiceDep) -> RunCreated:
+    record = await runs.cancel(run_id)
+    return RunCreated(run_id=record.id, status=record.status)
+
+
+@router.delete("/runs/{run_id}", responses=_errors(404))
+async def delete_run(run_id: str, runs: RunServiceDep) -> RunDeleted:
+    await runs.delete(run_id)
+    return RunDeleted(run_id=run_id)
+
+
+def _result(runs: RunServiceDep, run_id: str) -> ResearchResult:
+    record = runs.registry.get(run_id)
+    if record.result is None:
+        raise RunStateError(f"run {run_id} is {record.status}; its report is not ready")
+    return record.result
+
+
+@router.get("/runs/{run_id}/report", responses=_errors(404, 409))
+def get_report(run_id: str, runs: RunServiceDep) -> ResearchResult:
+    return _result(runs, run_id)
+
+
+@router.get(
+    "/runs/{run_id}/report.md",
+    response_class=PlainTextResponse,
+    responses={**_errors(404, 409), 200: {"content": {"text/markdown": {"schema": {"type": "string"}}}}},
+)
+def get_report_markdown(run_id: str, runs: RunServiceDep) -> Response:
+    return Response(_result(runs, run_id).report_markdown, media_type="text/markdown; charset=utf-8")

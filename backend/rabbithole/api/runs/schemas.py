@@ -1,0 +1,84 @@
+"""Request and response bodies of the run endpoints. What a run produces is ``research/models.py``'s
+(``ResearchResult``, ``RunSummary``), shared with the CLI; these are the API's own envelopes."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from rabbithole.research.context import RunOverrides
+from rabbithole.research.models import ResearchResult, RunMode, RunStatus, RunSummary, TaskState
+from rabbithole.research.run.schemas import TaskEdit
+
+
+class CreateRun(BaseModel):
+    question: str = Field(min_length=1, max_length=4000)
+    collections: list[str] = Field(min_length=1, max_length=20)
+    mode: RunMode = "interactive"
+    settings: RunOverrides = Field(default_factory=RunOverrides, description="Per-run overrides.")
+
+    model_config = {"extra": "forbid"}
+
+
+class RunCreated(BaseModel):
+    run_id: str = Field(description="The LangGraph thread id.")
+    status: RunStatus
+
+
+class ClarificationAnswer(BaseModel):
+    """The answer to a clarification interrupt; "/end" ends clarification."""
+
+    answer: str = Field(min_length=1, max_length=4000)
+
+    model_config = {"extra": "forbid"}
+
+
+class PlanAnswer(BaseModel):
+    """The answer to the plan interrupt: ``tasks`` null approves the plan as proposed; a list is the edited
+    plan (order, removals, additions, new titles)."""
+
+    tasks: list[TaskEdit] | None = Field(description="null: approve as proposed.")
+
+    model_config = {"extra": "forbid"}
+
+
+class ContinueRun(BaseModel):
+    """No answer: continue a run that stopped (error, cancelled, interrupted by a restart)."""
+
+    model_config = {"extra": "forbid"}
+
+
+ResumeBody = ClarificationAnswer | PlanAnswer | ContinueRun
+
+
+class RunPage(BaseModel):
+    items: list[RunSummary]
+    total: int
+    limit: int
+    offset: int
+
+
+class TodoItem(BaseModel):
+    id: str
+    title: str
+    state: TaskState
+
+
+class RunDetail(BaseModel):
+    run: RunSummary
+    mode: RunMode
+    overrides: dict[str, Any]
+    todo: list[TodoItem] = Field(description="The plan's tasks and their state, from the run's events.")
+    interrupt: dict[str, Any] | None = Field(
+        None, description='The pending interrupt\'s payload ({kind: "clarification" | "plan", ...}).'
+    )
+    warnings: list[str]
+    llm_calls: dict[str, int] = Field(description="LLM requests so far, by kind.")
+    last_event: int = Field(description="Number of the run's last event (for ?after= / Last-Event-ID).")
+    result: ResearchResult | None = Field(None, description="The report, once done.")
+
+
+class RunDeleted(BaseModel):
+    run_id: str
+    deleted: Literal[True] = True

@@ -1,0 +1,257 @@
+"""Executes research runs in the server's background, independent of any client connection.
+
+Runs are asyncio tasks owned by the app's lifespan (``start()`` / ``stop()``). At most
+``research.max_running_runs`` execute at once; the rest wait as ``queued``, in the order they were
+submitted. Every event the runner emits, and every status change, is persisted (``RunEventLog``) before it
+is published to the clients watching the run (``EventBroker``), so a client that reconnects replays what it
+missed from the database. Answers to an interrupt are serialised by a per-run lock: the first wins, a second
+finds the run busy (``RunStateError``, 409).
+
+At start-up, runs a stopped process left ``running`` or ``queued`` are resumed from their last checkpoint
+(``research.resume_on_start``; otherwise the running ones are marked ``error``, resumable).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from rabbithole.api.runs.broker import EventBroker
+from rabbithole.api.runs.schemas import ClarificationAnswer, PlanAnswer, ResumeBody
+from rabbithole.core.errors import InvalidRequestError, RabbitholeError, RunFailedError, RunStateError
+from rabbithole.research.context import RunOverrides
+from rabbithole.research.event_log import RunEvent, RunEventLog
+from rabbithole.research.models import RunMode, RunStatus
+from rabbithole.research.registry import KEEP, RunRecord, RunRegistry
+from rabbithole.research.runner import ResearchRunner
+
+if TYPE_CHECKING:
+    from rabbithole.services import Services
+
+log = logging.getLogger(__name__)
+
+#: Events after which a run's stream ends (until the run is resumed).
+TERMINAL = frozenset({"done", "error"})
+FINISHED: frozenset[RunStatus] = frozenset({"done"})
+RESTART_MESSAGE = "the server stopped while the run was running; resume it with POST /api/runs/{id}/resume"
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    run_id: str
+    resume: dict[str, Any] | None
+
+
+class RunService:
+    def __init__(self, services: Services) -> None:
+        self.services = services
+        self.runner = ResearchRunner(services)
+        self.registry: RunRegistry = services.runs
+        self.events: RunEventLog = services.run_events
+        self.broker = EventBroker()
+        self.limit = services.settings.research.max_running_runs
+        self._waiting: deque[_Job] = deque()
+        self._active: dict[str, asyncio.Task[None]] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._closing = False
+
+    # -- lifecycle -----------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Pick up the runs a stopped process left running or queued, oldest first."""
+        await self.runner.graph()
+        stopped = list(reversed(self.registry.list(status=["running", "queued"], limit=1_000_000)))
+        for record in stopped:
+            if record.status == "running" and not self.services.settings.research.resume_on_start:
+                self._status(record.id, "error", error=RESTART_MESSAGE.format(id=record.id))
+                continue
+            view = await self.runner.view(record.id)
+            if view.interrupt is not None:  # stopped between its interrupt and the status update
+                self._status(record.id, "waiting_for_input")
+                continue
+            self._submit(_Job(record.id, None))
+
+    async def stop(self) -> None:
+        """Cancel what executes; those runs stay ``queued`` and resume at the next start."""
+        self._closing = True
+        self._waiting.clear()
+        tasks = list(self._active.values())
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks)
+
+    # -- requests ------------------------------------------------------------------------------------
+
+    def create(
+        self, question: str, collections: list[str], mode: RunMode, overrides: RunOverrides
+    ) -> RunRecord:
+        record = self.runner.create(question, collections, mode, overrides)
+        self._status(record.id, "queued")
+        self._submit(_Job(record.id, None))
+        return self.registry.get(record.id, with_result=False)
+
+    async def resume(self, run_id: str, body: ResumeBody) -> RunRecord:
+        """Answer the pending interrupt, or continue a stopped run. One caller at a time per run."""
+        async with self._lock(run_id):
+            record = self.registry.get(run_id, with_result=False)
+            if self.busy(run_id):
+                raise RunStateError(f"run {run_id} is {record.status}; it does not wait for input")
+            if record.status in FINISHED:
+                raise RunStateError(f"run {run_id} is finished; there is nothing to resume")
+            interrupt = (await self.runner.view(run_id)).interrupt
+            self._check_fits(run_id, interrupt, body)
+            resume = body.model_dump(mode="json") if interrupt is not None else None
+            self.registry.update(run_id, status="queued", error=None)
+            self._status(run_id, "queued", update=False)
+            self._submit(_Job(run_id, resume))
+            return self.registry.get(run_id, with_result=False)
+
+    async def cancel(self, run_id: str) -> RunRecord:
+        async with self._lock(run_id):
+            record = self.registry.get(run_id, with_result=False)
+            if record.status in FINISHED or record.status == "cancelled":
+                raise RunStateError(f"run {run_id} is {record.status}; there is nothing to cancel")
+            self._drop_waiting(run_id)
+            task = self._active.get(run_id)
+            if task is not None:
+                task.cancel()
+                await asyncio.wait({task})
+            self.registry.update(run_id, status="cancelled", error="cancelled")
+            self._status(run_id, "cancelled", update=False)
+            self._emit(run_id, "done", {"status": "cancelled"})
+            return self.registry.get(run_id, with_result=False)
+
+    async def delete(self, run_id: str) -> None:
+        async with self._lock(run_id):
+            self.registry.get(run_id, with_result=False)
+            self._drop_waiting(run_id)
+            task = self._active.get(run_id)
+            if task is not None:
+                task.cancel()
+                await asyncio.wait({task})
+            self.registry.delete(run_id)
+            self.events.delete_run(run_id)
+            checkpointer = await self.services.checkpointer()
+            await checkpointer.adelete_thread(run_id)
+        self._locks.pop(run_id, None)
+        self.broker.close_run(run_id)
+        self.broker.publish_change({"change": "deleted", "run_id": run_id})
+
+    def busy(self, run_id: str) -> bool:
+        """Executing, or queued to execute."""
+        return run_id in self._active or any(job.run_id == run_id for job in self._waiting)
+
+    # -- execution -----------------------------------------------------------------------------------
+
+    def _submit(self, job: _Job) -> None:
+        if self._closing:
+            return
+        self._waiting.append(job)
+        self._pump()
+
+    def _pump(self) -> None:
+        while self._waiting and len(self._active) < self.limit and not self._closing:
+            job = self._waiting.popleft()
+            task = asyncio.create_task(self._execute(job), name=f"run-{job.run_id}")
+            self._active[job.run_id] = task
+            task.add_done_callback(partial(self._finished, job.run_id))
+
+    def _finished(self, run_id: str, _task: asyncio.Task[None]) -> None:
+        self._active.pop(run_id, None)
+        self._pump()
+
+    async def _execute(self, job: _Job) -> None:
+        run_id = job.run_id
+        saw_error = False
+
+        def sink(event: dict[str, Any]) -> None:
+            nonlocal saw_error
+            kind = str(event.get("type", "event"))
+            if kind == "interrupt":
+                self._status(run_id, "waiting_for_input")
+            elif kind == "error":
+                saw_error = True
+                self._status(run_id, "error")
+            elif kind == "done":
+                self._status(run_id, "done")
+            self._emit(run_id, kind, event)
+            if kind == "phase":
+                self._changed(run_id)
+
+        self._status(run_id, "running", update=False)
+        try:
+            await self.runner.advance(run_id, job.resume, on_event=sink)
+        except asyncio.CancelledError:
+            if self._closing:  # the server stops: the run continues at the next start
+                self.registry.update(run_id, status="queued", error=None)
+            raise  # a client's cancel: recorded by cancel()
+        except RunFailedError:
+            pass  # the runner recorded the error and emitted it
+        except Exception as exc:  # a run that cannot start (collection gone) or an internal error
+            if not isinstance(exc, RabbitholeError):
+                log.exception("run %s failed", run_id)
+            if not saw_error:
+                message = str(exc) if isinstance(exc, RabbitholeError) else f"internal error: {exc!r}"
+                self.registry.update(run_id, status="error", error=message)
+                self._status(run_id, "error")
+                self._emit(run_id, "error", {"message": message})
+
+    # -- events --------------------------------------------------------------------------------------
+
+    def _emit(self, run_id: str, kind: str, data: dict[str, Any]) -> RunEvent:
+        event = self.events.append(run_id, kind, data)
+        self.broker.publish(event)
+        return event
+
+    def _status(
+        self, run_id: str, status: RunStatus, *, error: str | None = None, update: bool = True
+    ) -> None:
+        """Record a status change (``update``: also in the registry) as an event and a run-list change."""
+        if update:
+            if error is not None:
+                self.registry.update(run_id, status=status, error=error)
+            else:
+                self.registry.update(run_id, status=status, error=KEEP)
+        record = self.registry.get(run_id, with_result=False)
+        data: dict[str, Any] = {"status": status, "phase": record.phase}
+        if status == "error" and record.error:
+            data["error"] = record.error
+        self._emit(run_id, "status", data)
+        change = {"change": "status", "run_id": run_id, "status": status, "phase": record.phase}
+        self.broker.publish_change(change)
+
+    def _changed(self, run_id: str) -> None:
+        record = self.registry.get(run_id, with_result=False)
+        change = {"change": "phase", "run_id": run_id, "status": record.status, "phase": record.phase}
+        self.broker.publish_change(change)
+
+    # -- helpers -------------------------------------------------------------------------------------
+
+    def _lock(self, run_id: str) -> asyncio.Lock:
+        return self._locks.setdefault(run_id, asyncio.Lock())
+
+    def _drop_waiting(self, run_id: str) -> None:
+        self._waiting = deque(job for job in self._waiting if job.run_id != run_id)
+
+    @staticmethod
+    def _check_fits(run_id: str, interrupt: dict[str, Any] | None, body: ResumeBody) -> None:
+        expected: dict[str, type[ClarificationAnswer | PlanAnswer]] = {
+            "clarification": ClarificationAnswer,
+            "plan": PlanAnswer,
+        }
+        if interrupt is None:
+            if isinstance(body, ClarificationAnswer | PlanAnswer):
+                raise RunStateError(f"run {run_id} does not wait for input; send {{}} to continue it")
+            return
+        kind = str(interrupt.get("kind", ""))
+        wanted = expected.get(kind)
+        if wanted is None or not isinstance(body, wanted):
+            shape = '{"answer": "..."}' if kind == "clarification" else '{"tasks": null | [...]}'
+            raise InvalidRequestError(
+                f"run {run_id} waits for a {kind} answer ({shape}); the payload does not fit it"
+            )

@@ -1,0 +1,135 @@
+"""Server-sent events: a run's progress (GET /api/runs/{id}/events) and the run list's changes
+(GET /api/runs/events).
+
+A run's stream replays the persisted events after ``Last-Event-ID`` (or ``?after=N``), then follows the live
+ones without a gap or a repeat: it subscribes before it reads the backlog and drops live events numbered at
+or below the last one it sent. It ends after ``done`` or ``error`` (a resumed run continues on a new
+connection), at once when the client already has the run's final event, or when the run is deleted.
+Heartbeats (SSE comments) keep idle connections open.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Header, Query
+from sse_starlette import EventSourceResponse, ServerSentEvent
+
+from rabbithole.api.deps import RunServiceDep
+from rabbithole.api.runs.broker import CLOSED
+from rabbithole.api.runs.service import TERMINAL, RunService
+from rabbithole.core.errors import InvalidRequestError
+from rabbithole.research.event_log import RunEvent
+
+router = APIRouter(tags=["runs"])
+
+#: Seconds between heartbeats on an idle stream.
+PING_S = 15
+
+EVENT_TYPES = (
+    "status",
+    "phase",
+    "language",
+    "clarification",
+    "assessment",
+    "plan",
+    "todo",
+    "task_progress",
+    "reference_followed",
+    "warning",
+    "remediation",
+    "interrupt",
+    "report",
+    "error",
+    "done",
+)
+
+_SSE: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "A stream of server-sent events: `id` is the event's number, `event` its type, "
+        f"`data` a JSON object with `type`, `run_id`, `seq`, `created_at` and the event's fields. "
+        f"Types: {', '.join(EVENT_TYPES)}.",
+        "content": {"text/event-stream": {"schema": {"type": "string"}}},
+    },
+    404: {"description": "No such run."},
+    422: {"description": "Bad Last-Event-ID or ?after."},
+}
+
+
+_SSE_GLOBAL: dict[str, Any] = {
+    "description": "A stream of server-sent events: `ready` first, then `status`, `phase` and `deleted` "
+    "changes with `data` {change, run_id, status, phase, seq}.",
+    "content": {"text/event-stream": {"schema": {"type": "string"}}},
+}
+
+
+def _sse(event: RunEvent) -> ServerSentEvent:
+    return ServerSentEvent(
+        data=json.dumps(event.payload(), ensure_ascii=False), event=event.type, id=str(event.seq)
+    )
+
+
+async def follow(service: RunService, run_id: str, after: int) -> AsyncIterator[ServerSentEvent]:
+    """The run's events numbered above ``after``: the backlog, then live ones, until a terminal event."""
+    with service.broker.run_subscription(run_id) as queue:
+        last = after
+        backlog = service.events.after(run_id, after)
+        for event in backlog:
+            last = event.seq
+            yield _sse(event)
+        latest = service.events.latest(run_id)
+        if latest is not None and latest.type in TERMINAL and latest.seq <= last:
+            return  # the client has the run's final event (a resume would have added more since)
+        while True:
+            live = await queue.get()
+            if live is CLOSED:
+                return
+            if live.seq <= last:
+                continue
+            last = live.seq
+            yield _sse(live)
+            if live.type in TERMINAL:
+                return
+
+
+def _start(after: int | None, last_event_id: str | None) -> int:
+    if last_event_id is not None and last_event_id.strip():
+        try:
+            value = int(last_event_id.strip())
+        except ValueError:
+            message = f"Last-Event-ID must be an event number, got '{last_event_id}'"
+            raise InvalidRequestError(message) from None
+        if value < 0:
+            raise InvalidRequestError("Last-Event-ID must not be negative")
+        return value
+    return after or 0
+
+
+@router.get("/runs/events", response_class=EventSourceResponse, responses={200: _SSE_GLOBAL})
+async def run_list_changes(runs: RunServiceDep) -> EventSourceResponse:
+    """Changes of the run list (live only), after a first ``ready`` event (subscribed), typed ``status``,
+    ``phase`` or ``deleted``:
+    ``{change, run_id, status, phase, seq}``; ``seq`` numbers the changes of this server process."""
+
+    async def changes() -> AsyncIterator[ServerSentEvent]:
+        with runs.broker.global_subscription() as queue:
+            yield ServerSentEvent(data=json.dumps({"change": "ready"}), event="ready")
+            while True:
+                change: dict[str, Any] = await queue.get()
+                yield ServerSentEvent(data=json.dumps(change), event=change["change"], id=str(change["seq"]))
+
+    return EventSourceResponse(changes(), ping=PING_S)
+
+
+@router.get("/runs/{run_id}/events", response_class=EventSourceResponse, responses=_SSE)
+async def run_events(
+    run_id: str,
+    runs: RunServiceDep,
+    after: Annotated[int | None, Query(ge=0, le=2**62, description="Replay events after this.")] = None,
+    last_event_id: Annotated[str | None, Header(description="Replay events after this.")] = None,
+) -> EventSourceResponse:
+    """The run's events as SSE, replayed from Last-Event-ID or ?after=N, then live."""
+    runs.registry.get(run_id, with_result=False)  # 404 before the stream starts
+    return EventSourceResponse(follow(runs, run_id, _start(after, last_event_id)), ping=PING_S)

@@ -1,0 +1,56 @@
+"""Run events: numbered per run from 1 without gaps (also across a reopened database), read after a
+number, deleted with their run; the todo list and warnings a run's detail derives from them."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from rabbithole.api.runs.views import todo_from_events, warnings_from_events
+from rabbithole.research.event_log import RunEvent, RunEventLog
+
+
+def test_events_are_numbered_per_run_and_continue_after_a_reopen(tmp_path: Path) -> None:
+    path = tmp_path / "catalog.sqlite3"
+    log = RunEventLog(path)
+    assert [log.append("a", "phase", {"phase": p}).seq for p in ("clarify", "plan")] == [1, 2]
+    assert log.append("b", "status", {"status": "queued", "type": "ignored"}).seq == 1
+    log.close()
+
+    reopened = RunEventLog(path)
+    event = reopened.append("a", "done", {"status": "done"})
+    assert event.seq == 3 and event.data == {"status": "done"}
+    assert [(e.seq, e.type) for e in reopened.after("a", 1)] == [(2, "phase"), (3, "done")]
+    assert [e.seq for e in reopened.after("a", 0, types=("phase",))] == [1, 2]
+    latest = reopened.latest("a")
+    assert latest is not None and latest.seq == 3 and reopened.last_seq("a") == 3
+    payload = latest.payload()
+    assert payload["type"] == "done" and payload["seq"] == 3 and payload["run_id"] == "a"
+    assert datetime.fromisoformat(payload["created_at"]).tzinfo is not None
+
+    reopened.delete_run("a")
+    assert reopened.after("a") == [] and reopened.latest("a") is None and reopened.last_seq("a") == 0
+    assert [e.seq for e in reopened.after("b")] == [1]
+    reopened.close()
+
+
+def _event(seq: int, kind: str, **data: Any) -> RunEvent:
+    return RunEvent("r", seq, kind, data, datetime.now(UTC))
+
+
+def test_todo_states_follow_the_last_plan_and_the_progress_after_it() -> None:
+    events = [
+        _event(1, "todo", tasks=[{"id": "t1", "title": "Old", "state": "pending"}]),
+        _event(2, "todo", tasks=[{"id": "t1", "title": "A", "state": "pending"}, {"id": "t2", "title": "B"}]),
+        _event(3, "task_progress", task_id="t1", step="searching", state="running"),
+        _event(4, "task_progress", task_id="t2", step="searching", state="running"),
+        _event(5, "task_progress", task_id="t1", step="extracting"),
+        _event(6, "task_progress", task_id="t1", step="done", state="done"),
+        _event(7, "task_progress", task_id="t9", step="done", state="done"),
+        _event(8, "warning", message="gate output invalid: all followed"),
+    ]
+    todo = todo_from_events(events)
+    assert [(t.id, t.title, t.state) for t in todo] == [("t1", "A", "done"), ("t2", "B", "running")]
+    assert warnings_from_events(events) == ["gate output invalid: all followed"]
+    assert todo_from_events([]) == []
