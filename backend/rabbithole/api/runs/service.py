@@ -26,7 +26,7 @@ from rabbithole.core.errors import InvalidRequestError, RabbitholeError, RunFail
 from rabbithole.research.context import RunOverrides
 from rabbithole.research.event_log import RunEvent, RunEventLog
 from rabbithole.research.models import RunMode, RunStatus
-from rabbithole.research.registry import KEEP, RunRecord, RunRegistry
+from rabbithole.research.registry import RunRecord, RunRegistry
 from rabbithole.research.runner import ResearchRunner
 
 if TYPE_CHECKING:
@@ -216,7 +216,7 @@ class RunService:
             if error is not None:
                 self.registry.update(run_id, status=status, error=error)
             else:
-                self.registry.update(run_id, status=status, error=KEEP)
+                self.registry.update(run_id, status=status)
         record = self.registry.get(run_id, with_result=False)
         data: dict[str, Any] = {"status": status, "phase": record.phase}
         if status == "error" and record.error:
