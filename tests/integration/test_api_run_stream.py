@@ -185,7 +185,7 @@ def test_a_killed_server_resumes_the_run_on_restart(server_factory: Callable[[],
     everything = read_events(stream)
     assert_numbered(everything, run_id)
     assert before + after == everything, "events were lost or repeated across the restart"
-    assert everything[-1][1] == "done"
+    assert everything[-1][1] == "done", everything[-1]
     resumed = [d["status"] for _, kind, d in after if kind == "status"]
     assert resumed[0] == "running" and resumed[-1] == "done"
     report = httpx.get(f"{restarted.url}/api/runs/{run_id}/report")

@@ -82,6 +82,17 @@ async def test_resuming_a_finished_run_is_an_error(research_services: Services) 
         await runner.advance(result.run_id)
 
 
+async def test_a_run_finished_before_the_registry_knew_is_settled_on_resume(
+    research_services: Services,
+) -> None:
+    result = await run_research(research_services, GERMAN, ["sample"], overrides={"depth": 0})
+    # the process died after the last checkpoint, before the registry recorded the end
+    research_services.runs.update(result.run_id, status="running", phase="attribute")
+    view = await ResearchRunner(research_services).advance(result.run_id)
+    assert view.result is not None and view.result.report_markdown == result.report_markdown
+    assert research_services.runs.get(result.run_id).status == "done"
+
+
 async def test_interactive_run_clarifies_and_takes_an_edited_plan(
     research_services: Services, fake_ollama: FakeOllama
 ) -> None:

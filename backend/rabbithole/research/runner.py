@@ -144,6 +144,9 @@ class ResearchRunner:
             if resume is not None:
                 raise RunStateError(f"run {run_id} does not wait for input")
             graph_input = None  # continue from the last checkpoint
+        elif record.status != "done" and "result" in snapshot.values:
+            # the graph finished, but the process stopped before the registry recorded it
+            return await self._settle(run_id, graph, config, on_event or (lambda _event: None))
         else:
             raise RunStateError(f"run {run_id} is finished; there is nothing to resume")
         self.registry.update(run_id, status="running", error=None)
