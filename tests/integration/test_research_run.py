@@ -148,7 +148,7 @@ async def test_unanswerable_question_ends_with_a_clear_answer(
     )
     assert not result.answerable and result.status == "done"
     assert "aktuelle Daten" in result.report_markdown and "Strahlenschutz" in result.report_markdown
-    assert not result.sources and "plan" not in result.llm_calls
+    assert not result.sources and "extract" not in result.llm_calls and "gate" not in result.llm_calls
 
 
 async def test_ollama_down_mid_dig_stops_in_error_and_resumes_without_redoing_tasks(

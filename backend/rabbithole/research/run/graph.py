@@ -1,8 +1,11 @@
 """The research run graph, compiled with the SQLite checkpointer by the runner.
 
-start -> clarify (subgraph, interrupts) | anchor (quick) -> assess_search -> assess
-      -> decline -> finish                                   (the corpus cannot answer it)
-      -> plan -> approve_plan (interrupt) -> dig x N (Send, subgraph) -> synthesis (subgraph) -> finish
+start -> clarify (subgraph, interrupts) | anchor (quick) -> assess_search -> assess + plan (in parallel)
+      -> checked -> decline -> finish                        (the corpus cannot answer it)
+      -> checked -> approve_plan (interrupt) -> dig x N (Send, subgraph) -> synthesis (subgraph) -> finish
+
+The plan is proposed while the assessment runs (one model call less on the path the user waits on; a
+declined question costs that one plan call).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ def research_graph_builder() -> StateGraph[Any, Any, Any, Any]:
     builder.add_node("assess", nodes.assess)
     builder.add_node("decline", nodes.decline)
     builder.add_node("plan", nodes.plan)
+    builder.add_node("checked", nodes.checked)
     builder.add_node("approve_plan", nodes.approve_plan)
     builder.add_node("dig", build_dig_graph())
     builder.add_node("synthesis", build_synthesis_graph())
@@ -40,9 +44,10 @@ def research_graph_builder() -> StateGraph[Any, Any, Any, Any]:
     builder.add_edge("clarify", "assess_search")
     builder.add_edge("anchor", "assess_search")
     builder.add_edge("assess_search", "assess")
-    builder.add_conditional_edges("assess", routers.after_assessment, ["plan", "decline"])
+    builder.add_edge("assess_search", "plan")
+    builder.add_edge(["assess", "plan"], "checked")
+    builder.add_conditional_edges("checked", routers.after_assessment, ["approve_plan", "decline"])
     builder.add_edge("decline", "finish")
-    builder.add_edge("plan", "approve_plan")
     builder.add_conditional_edges("approve_plan", nodes.dispatch, ["dig"])
     builder.add_edge("dig", "synthesis")
     builder.add_edge("synthesis", "finish")

@@ -95,6 +95,11 @@ async def assess(state: RunState, runtime: Runtime[ResearchContext]) -> dict[str
     return {"assessment": assessment, "warnings": step.warnings, "llm_calls": step.counts()}
 
 
+def checked(state: RunState) -> dict[str, Any]:
+    """The join of the assessment and the plan (both done); the router decides what follows."""
+    return {}
+
+
 def decline(state: RunState) -> dict[str, Any]:
     """The clear answer when the corpus cannot answer the question, and what it does cover."""
     a = state["assessment"]

@@ -11,5 +11,5 @@ def by_mode(state: RunState) -> Literal["clarify", "anchor"]:
     return "clarify" if state["mode"] == "interactive" else "anchor"
 
 
-def after_assessment(state: RunState) -> Literal["plan", "decline"]:
-    return "plan" if state["assessment"].answerable else "decline"
+def after_assessment(state: RunState) -> Literal["approve_plan", "decline"]:
+    return "approve_plan" if state["assessment"].answerable else "decline"
