@@ -189,7 +189,7 @@ class Services:
                 collection,
                 searcher=self.searcher,
                 catalog=self.catalog,
-                vectors=self.store.open(collection),
+                vectors=self.searcher.vectors(collection),
                 registry=self.registry(collection),
                 settings=self.settings.references,
             )
@@ -228,6 +228,14 @@ class Services:
             language_of=self.language_detector.detect,
             warm_up=self._warm_up_after_ingestion,
         )
+
+    def warm_up(self) -> None:
+        """Load what a search needs (the embedder, the search stack, each collection's vector handle and
+        BM25 index), so the first search after a start is as fast as the next."""
+        searcher = self.searcher
+        _ = self.embedder.embed_query("warm-up")
+        for collection in self.catalog.list_collections():
+            searcher.warm(collection.name)
 
     def _warm_up_after_ingestion(self) -> None:
         """Import the search stack and the registry builder (about a second of imports) while ingestion

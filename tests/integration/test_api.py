@@ -2,25 +2,16 @@
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
 from collections.abc import Iterator
 
 import httpx
 import pytest
-import uvicorn
 
+from fixtures.api_server import serving, wait_ready
 from fixtures.pdfs import build_corrupt_pdf, build_legal_pdf, build_report_pdf
 from rabbithole.api.main import create_app
 from rabbithole.core.config import load_settings
 from rabbithole.services import Services
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
@@ -35,25 +26,16 @@ def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     with Services(settings) as services:
         services.ingestion_pipeline().ingest(folder)
 
-    port = _free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "server did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    with serving(create_app(settings)) as url:
+        wait_ready(url)
+        yield url
 
 
 def test_health(api: str) -> None:
     body = httpx.get(f"{api}/health").json()
-    assert body["status"] == "ok"
+    assert body["ready"] is True and body["warm_up_error"] is None
     assert body["collections"] == 1
+    assert body["store"]["ok"] and body["database"]["ok"]
     assert body["embedding_model"].startswith("use-multilingual")
 
 
@@ -90,7 +72,8 @@ def test_errors_are_clear_json(api: str) -> None:
     missing = httpx.get(f"{api}/api/search", params={"q": "x", "collection": "nope"})
     assert missing.status_code == 404
     assert missing.json()["error"]["type"] == "CollectionNotFoundError"
-    assert "laws" in missing.json()["error"]["message"]
+    assert "nope" in missing.json()["error"]["message"]
+    assert "laws" not in missing.text, "a 404 does not list the collections that exist"
     bad_range = httpx.get(
         f"{api}/api/search", params={"q": "x", "collection": "laws", "page_from": 3, "page_to": 1}
     )
@@ -98,6 +81,8 @@ def test_errors_are_clear_json(api: str) -> None:
     assert "page_from" in bad_range.json()["error"]["message"]
     no_query = httpx.get(f"{api}/api/search", params={"collection": "laws"})
     assert no_query.status_code == 422
+    assert no_query.json()["error"]["type"] == "ValidationError"
+    assert no_query.json()["error"]["details"][0]["location"] == "query.q"
 
 
 def test_openapi_describes_the_search(api: str) -> None:

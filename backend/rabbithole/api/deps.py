@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from rabbithole.api.readiness import Readiness
 from rabbithole.services import Services
 
 
@@ -14,4 +15,10 @@ def get_services(request: Request) -> Services:
     return services
 
 
+def get_readiness(request: Request) -> Readiness:
+    readiness: Readiness = request.app.state.readiness
+    return readiness
+
+
 ServicesDep = Annotated[Services, Depends(get_services)]
+ReadinessDep = Annotated[Readiness, Depends(get_readiness)]

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 
 from fastapi import APIRouter
-from pydantic import BaseModel
+from pydantic import AwareDatetime, BaseModel
 
 from rabbithole.api.deps import ServicesDep
+from rabbithole.api.errors import responses
 
 router = APIRouter(tags=["collections"])
+
+
+def _utc(moment: datetime) -> datetime:
+    """The catalog stores UTC without a zone; the API says so."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 class CollectionOut(BaseModel):
@@ -17,7 +23,7 @@ class CollectionOut(BaseModel):
     embedding_model: str
     documents: int
     chunks: int
-    updated_at: datetime
+    updated_at: AwareDatetime
 
 
 class DocumentOut(BaseModel):
@@ -40,7 +46,7 @@ class CollectionDetail(CollectionOut):
     problems: list[ProblemOut]
 
 
-@router.get("/collections")
+@router.get("/collections", responses=responses())
 def list_collections(services: ServicesDep) -> list[CollectionOut]:
     return [
         CollectionOut(
@@ -48,13 +54,13 @@ def list_collections(services: ServicesDep) -> list[CollectionOut]:
             embedding_model=c.embedding_model,
             documents=c.documents,
             chunks=c.chunks,
-            updated_at=c.updated_at,
+            updated_at=_utc(c.updated_at),
         )
         for c in services.catalog.list_collections()
     ]
 
 
-@router.get("/collections/{name}")
+@router.get("/collections/{name}", responses=responses(404))
 def get_collection(name: str, services: ServicesDep) -> CollectionDetail:
     c = services.catalog.require_collection(name)
     return CollectionDetail(
@@ -62,7 +68,7 @@ def get_collection(name: str, services: ServicesDep) -> CollectionDetail:
         embedding_model=c.embedding_model,
         documents=c.documents,
         chunks=c.chunks,
-        updated_at=c.updated_at,
+        updated_at=_utc(c.updated_at),
         document_list=[
             DocumentOut(
                 file_name=d.file_name,
