@@ -9,14 +9,11 @@ from starlette.concurrency import run_in_threadpool
 
 from rabbithole.api.deps import ServicesDep
 from rabbithole.api.errors import responses
-from rabbithole.retrieval.filters import SearchFilters
+from rabbithole.retrieval.filters import MAX_PAGE, SearchFilters
 from rabbithole.retrieval.hybrid import SearchMode
 from rabbithole.retrieval.schemas import SearchResponse, SearchResultItem
 
 router = APIRouter(tags=["search"])
-
-#: Larger page numbers than any document has (ingestion.max_pages is far below it); bounds the filter.
-MAX_PAGE = 1_000_000
 
 
 @router.get("/search", responses=responses(404, 409, 503))
