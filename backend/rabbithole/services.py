@@ -15,8 +15,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from rabbithole.catalog.records import CollectionInfo
 from rabbithole.catalog.repository import Catalog
 from rabbithole.core.config import Settings
+from rabbithole.core.errors import CollectionExistsError, DocumentNotFoundError
 from rabbithole.ingestion.registry_file import REGISTRY_FILE
 from rabbithole.ingestion.registry_file import file_digest as _file_digest
 
@@ -249,6 +251,35 @@ class Services:
     def _collection_changed(self, collection: str) -> None:
         # Build the BM25 index now, so the first search after ingestion is fast.
         self.searcher.bm25.get(collection)
+
+    # -- collections and documents ------------------------------------------------------------------
+
+    def create_collection(self, name: str) -> CollectionInfo:
+        """An empty collection for the configured embedding model; CollectionExistsError if there is one."""
+        from rabbithole.ingestion.discovery import validate_collection_name
+
+        name = validate_collection_name(name)
+        if self.catalog.collection(name) is not None:
+            raise CollectionExistsError(name)
+        self.store.open(name, self.embedder, create=True)
+        return self.catalog.ensure_collection(name, self.embedder.model_id, self.embedder.dim)
+
+    def delete_collection(self, name: str) -> None:
+        """Its vectors, documents, pages, chunks, problems and registry (the user's PDFs stay)."""
+        self.catalog.require_collection(name)
+        self.store.delete_collection(name)
+        self.catalog.delete_collection(name)
+        self.searcher.invalidate(name)
+
+    def delete_document(self, collection: str, file_name: str) -> None:
+        """One document's vectors and catalog rows (a later `rabbithole ingest` of a folder that still holds
+        the file adds it again)."""
+        self.catalog.require_collection(collection)
+        if file_name not in self.catalog.document_hashes(collection):
+            raise DocumentNotFoundError(f"document '{file_name}' is not in collection '{collection}'")
+        if self.store.exists(collection):
+            self.store.open(collection).delete_document(file_name)
+        self.catalog.delete_document(collection, file_name)
 
     # -- the document registry ---------------------------------------------------------------------
 

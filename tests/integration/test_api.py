@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 
 import httpx
@@ -89,3 +90,62 @@ def test_openapi_describes_the_search(api: str) -> None:
     spec = httpx.get(f"{api}/openapi.json").json()
     assert "/api/search" in spec["paths"]
     assert "SearchResultItem" in spec["components"]["schemas"]
+
+
+def test_documents_are_listed_with_their_status(api: str) -> None:
+    documents = httpx.get(f"{api}/api/collections/laws/documents").json()
+    assert [(d["file_name"], d["status"]) for d in documents] == [
+        ("PrüfG.pdf", "ingested"),
+        ("broken.pdf", "failed"),
+        ("report.pdf", "ingested"),
+    ]
+    broken = documents[1]
+    assert broken["reason"] and broken["chunks"] == 0
+    assert documents[0]["pages"] >= 1 and documents[0]["chunks"] >= 1 and documents[0]["reason"] is None
+    assert httpx.get(f"{api}/api/collections/nope/documents").status_code == 404
+
+
+def test_page_texts_carry_their_offsets(api: str) -> None:
+    pages = httpx.get(f"{api}/api/collections/laws/documents/PrüfG.pdf/pages").json()
+    assert [p["number"] for p in pages] == list(range(1, len(pages) + 1))
+    assert pages[0]["offset"] == 0
+    for before, after in itertools.pairwise(pages):
+        assert after["offset"] >= before["offset"] + len(before["text"])
+    assert any("Genehmigung" in p["text"] for p in pages)
+    one = httpx.get(f"{api}/api/collections/laws/documents/PrüfG.pdf/pages", params={"page": 1}).json()
+    assert one == pages[:1]
+    missing = httpx.get(f"{api}/api/collections/laws/documents/nope.pdf/pages")
+    assert missing.status_code == 404 and missing.json()["error"]["type"] == "DocumentNotFoundError"
+
+
+def test_the_registry_is_readable(api: str) -> None:
+    registry = httpx.get(f"{api}/api/collections/laws/registry").json()
+    assert "PrüfG.pdf" in str(registry)
+
+
+def test_collections_are_created_and_deleted(api: str) -> None:
+    created = httpx.post(f"{api}/api/collections", json={"name": "scratch"})
+    assert created.status_code == 201 and created.json()["documents"] == 0
+    again = httpx.post(f"{api}/api/collections", json={"name": "scratch"})
+    assert again.status_code == 409 and again.json()["error"]["type"] == "CollectionExistsError"
+    bad = httpx.post(f"{api}/api/collections", json={"name": "../etc"})
+    assert bad.status_code == 422
+    assert "scratch" in [c["name"] for c in httpx.get(f"{api}/api/collections").json()]
+    assert httpx.get(f"{api}/api/search", params={"q": "x", "collection": "scratch"}).json()["results"] == []
+    assert httpx.delete(f"{api}/api/collections/scratch").status_code == 204
+    assert httpx.get(f"{api}/api/collections/scratch").status_code == 404
+    assert httpx.delete(f"{api}/api/collections/scratch").status_code == 404
+
+
+def test_a_deleted_document_is_no_longer_found(api: str) -> None:
+    query = {"q": "stations", "collection": "laws", "k": 10}
+    assert "report.pdf" in {
+        r["document"] for r in httpx.get(f"{api}/api/search", params=query).json()["results"]
+    }
+    assert httpx.delete(f"{api}/api/collections/laws/documents/report.pdf").status_code == 204
+    for mode in ("hybrid", "vector", "bm25"):
+        results = httpx.get(f"{api}/api/search", params={**query, "mode": mode}).json()["results"]
+        assert "report.pdf" not in {r["document"] for r in results}
+    names = [d["file_name"] for d in httpx.get(f"{api}/api/collections/laws/documents").json()]
+    assert "report.pdf" not in names
+    assert httpx.delete(f"{api}/api/collections/laws/documents/report.pdf").status_code == 404

@@ -88,7 +88,8 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        return error_response(exc.status_code, "HTTPError", str(exc.detail), headers=exc.headers)
+        type_ = "RequestTooLarge" if exc.status_code == 413 else "HTTPError"
+        return error_response(exc.status_code, type_, str(exc.detail), headers=exc.headers)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:

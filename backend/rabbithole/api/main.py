@@ -13,7 +13,7 @@ from starlette.middleware.cors import CORSMiddleware
 from rabbithole import __version__
 from rabbithole.api.errors import install_error_handlers
 from rabbithole.api.readiness import Readiness
-from rabbithole.api.routes import collections, health, search
+from rabbithole.api.routes import collections, documents, health, search
 from rabbithole.api.security import BearerTokenMiddleware, BodySizeLimitMiddleware, TrustedHostMiddleware
 from rabbithole.core.config import Settings, load_settings
 from rabbithole.services import Services
@@ -49,6 +49,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_error_handlers(app)
     app.include_router(health.router)
     app.include_router(collections.router, prefix="/api")
+    app.include_router(documents.router, prefix="/api")
     app.include_router(search.router, prefix="/api")
     _install_guards(app, resolved)
     return app

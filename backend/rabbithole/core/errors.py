@@ -42,6 +42,15 @@ class DocumentNotFoundError(NotFoundError):
     pass
 
 
+class CollectionExistsError(RabbitholeError):
+    http_status = 409
+    exit_code = 73  # EX_CANTCREAT
+
+    def __init__(self, collection: str) -> None:
+        super().__init__(f"collection '{collection}' already exists")
+        self.collection = collection
+
+
 class InvalidRequestError(RabbitholeError):
     http_status = 422
     exit_code = 64  # EX_USAGE

@@ -1,0 +1,121 @@
+"""A collection's documents: each with its status (ingested, or failed with the reason), deleting one,
+its page texts with their character offsets (for highlighting quotes), and the collection's registry.
+
+Documents are named by their file name inside the collection, a catalog key: nothing here touches a path."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query, Response
+from pydantic import BaseModel
+from starlette.concurrency import run_in_threadpool
+
+from rabbithole.api.deps import ServicesDep
+from rabbithole.api.errors import responses
+from rabbithole.services import Services
+
+router = APIRouter(tags=["documents"])
+
+
+class DocumentStatus(BaseModel):
+    file_name: str
+    status: Literal["ingested", "failed"]
+    reason: str | None  # why a failed document was not ingested
+    title: str
+    abbreviation: str
+    language: str
+    pages: int
+    chunks: int
+    warnings: list[str]
+
+
+class PageOut(BaseModel):
+    number: int
+    offset: int  # where the page's text starts in the document's text
+    text: str
+
+
+def _statuses(services: Services, name: str) -> list[DocumentStatus]:
+    services.catalog.require_collection(name)
+    listed = [
+        DocumentStatus(
+            file_name=d.file_name,
+            status="ingested",
+            reason=None,
+            title=d.title,
+            abbreviation=d.abbreviation,
+            language=d.language,
+            pages=d.page_count,
+            chunks=d.chunks,
+            warnings=d.warnings,
+        )
+        for d in services.catalog.documents(name)
+    ]
+    listed += [
+        DocumentStatus(
+            file_name=p.file_name,
+            status="failed",
+            reason=p.reason,
+            title="",
+            abbreviation="",
+            language="",
+            pages=0,
+            chunks=0,
+            warnings=[],
+        )
+        for p in services.catalog.problems(name)
+        if p.severity == "error"
+    ]
+    return sorted(listed, key=lambda d: d.file_name)
+
+
+@router.get("/collections/{name}/documents", responses=responses(404))
+async def list_documents(name: str, services: ServicesDep) -> list[DocumentStatus]:
+    """Every document of the collection's folder as last ingested: ingested, or failed with the reason."""
+    return await run_in_threadpool(_statuses, services, name)
+
+
+@router.delete(
+    "/collections/{name}/documents/{file_name}",
+    status_code=204,
+    response_class=Response,
+    responses=responses(404, 503),
+)
+async def delete_document(name: str, file_name: str, services: ServicesDep) -> Response:
+    """Remove one document from the index (its vectors, pages and chunks)."""
+    await run_in_threadpool(services.delete_document, name, file_name)
+    return Response(status_code=204)
+
+
+@router.get("/collections/{name}/documents/{file_name}/pages", responses=responses(404))
+async def document_pages(
+    name: str,
+    file_name: str,
+    services: ServicesDep,
+    page: Annotated[int | None, Query(ge=1, le=1_000_000, description="Only this page.")] = None,
+) -> list[PageOut]:
+    """The body text of each page and its character offset in the document's text (chunk and citation
+    offsets refer to it)."""
+
+    def read() -> list[PageOut]:
+        services.catalog.require_collection(name)
+        pages = services.catalog.pages(name, file_name)
+        return [
+            PageOut(number=p.number, offset=p.offset, text=p.text)
+            for p in pages
+            if page is None or p.number == page
+        ]
+
+    return await run_in_threadpool(read)
+
+
+@router.get("/collections/{name}/registry", responses=responses(404))
+async def collection_registry(name: str, services: ServicesDep) -> dict[str, Any]:
+    """The collection's document registry: titles, abbreviations and aliases references resolve to."""
+
+    def read() -> dict[str, Any]:
+        services.catalog.require_collection(name)
+        return services.registry(name).to_dict()
+
+    return await run_in_threadpool(read)
