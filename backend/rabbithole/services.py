@@ -27,6 +27,7 @@ from rabbithole.ingestion.registry_file import file_digest as _file_digest
 if TYPE_CHECKING:
     from rabbithole.embeddings.base import Embedder
     from rabbithole.ingestion.pipeline import IngestionPipeline
+    from rabbithole.ingestion.uploads import UploadFolder
     from rabbithole.llm.factory import LLMClient
     from rabbithole.llm.tokens import TokenCounter
     from rabbithole.references.tracing import ReferenceEngine
@@ -254,6 +255,13 @@ class Services:
 
     # -- collections and documents ------------------------------------------------------------------
 
+    @property
+    def uploads(self) -> UploadFolder:
+        """The PDFs uploaded through the API."""
+        from rabbithole.ingestion.uploads import UploadFolder
+
+        return self._once("uploads", lambda: UploadFolder(self.settings.storage.uploads_dir))
+
     def create_collection(self, name: str) -> CollectionInfo:
         """An empty collection for the configured embedding model; CollectionExistsError if there is one."""
         from rabbithole.ingestion.discovery import validate_collection_name
@@ -270,6 +278,7 @@ class Services:
         self.store.delete_collection(name)
         self.catalog.delete_collection(name)
         self.searcher.invalidate(name)
+        self.uploads.remove(name)
 
     def delete_document(self, collection: str, file_name: str) -> None:
         """One document's vectors and catalog rows (a later `rabbithole ingest` of a folder that still holds
@@ -280,6 +289,7 @@ class Services:
         if self.store.exists(collection):
             self.store.open(collection).delete_document(file_name)
         self.catalog.delete_document(collection, file_name)
+        self.uploads.remove(collection, file_name)
 
     # -- the document registry ---------------------------------------------------------------------
 

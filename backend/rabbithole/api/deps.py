@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from rabbithole.api.jobs import JobRegistry
 from rabbithole.api.readiness import Readiness
 from rabbithole.services import Services
 
@@ -20,5 +21,11 @@ def get_readiness(request: Request) -> Readiness:
     return readiness
 
 
+def get_jobs(request: Request) -> JobRegistry:
+    jobs: JobRegistry = request.app.state.jobs
+    return jobs
+
+
 ServicesDep = Annotated[Services, Depends(get_services)]
 ReadinessDep = Annotated[Readiness, Depends(get_readiness)]
+JobsDep = Annotated[JobRegistry, Depends(get_jobs)]

@@ -49,6 +49,7 @@ _DESCRIPTIONS = {
     409: "Conflict with the current state.",
     413: "Request body too large.",
     415: "Unsupported media type.",
+    416: "The requested byte range is not in the file.",
     422: "Invalid request values.",
     500: "Internal error (details in the server log).",
     503: "A backing service (vector store, embedder, model) is unavailable.",

@@ -12,8 +12,9 @@ from starlette.middleware.cors import CORSMiddleware
 
 from rabbithole import __version__
 from rabbithole.api.errors import install_error_handlers
+from rabbithole.api.jobs import JobRegistry
 from rabbithole.api.readiness import Readiness
-from rabbithole.api.routes import collections, documents, health, search
+from rabbithole.api.routes import collections, documents, health, search, uploads
 from rabbithole.api.security import BearerTokenMiddleware, BodySizeLimitMiddleware, TrustedHostMiddleware
 from rabbithole.core.config import Settings, load_settings
 from rabbithole.services import Services
@@ -28,8 +29,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         services = Services(resolved)
         readiness = Readiness()
+        jobs = JobRegistry()
         app.state.services = services
         app.state.readiness = readiness
+        app.state.jobs = jobs
         warm_up = (
             asyncio.create_task(asyncio.to_thread(readiness.warm_up, services))
             if resolved.server.warm_up
@@ -42,6 +45,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             if warm_up is not None:
                 await warm_up
+            await jobs.wait_all()
             services.close()
 
     # Swagger UI and ReDoc from files inside the installed package: /docs works offline.
@@ -50,6 +54,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(health.router)
     app.include_router(collections.router, prefix="/api")
     app.include_router(documents.router, prefix="/api")
+    app.include_router(uploads.router, prefix="/api")
     app.include_router(search.router, prefix="/api")
     _install_guards(app, resolved)
     return app

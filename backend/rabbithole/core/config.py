@@ -111,6 +111,10 @@ class StorageSettings(BaseModel):
         return self.data_dir / "indexes"
 
     @property
+    def uploads_dir(self) -> Path:
+        return self.data_dir / "uploads"
+
+    @property
     def checkpoint_path(self) -> Path:
         return self.data_dir / "checkpoints.sqlite3"
 
