@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from rabbithole.ingestion.uploads import UploadFolder
     from rabbithole.llm.factory import LLMClient
     from rabbithole.llm.tokens import TokenCounter
+    from rabbithole.references.graph import ReferenceGraph
     from rabbithole.references.tracing import ReferenceEngine
     from rabbithole.registry.registry import DocumentRegistry
     from rabbithole.research.language import LanguageDetector
@@ -291,6 +292,20 @@ class Services:
         self.catalog.delete_document(collection, file_name)
         self.uploads.remove(collection, file_name)
 
+    def reference_graph(self, collection: str) -> ReferenceGraph:
+        """The collection's reference graph: documents and sections as nodes, references as edges."""
+        from rabbithole.references.graph import build_reference_graph
+
+        self.catalog.require_collection(collection)
+        documents = self.catalog.documents(collection)
+        return build_reference_graph(
+            collection,
+            self.catalog.document_texts(collection),
+            self.catalog.chunks(collection),
+            self.registry(collection),
+            titles={d.file_name: d.title for d in documents},
+        )
+
     # -- the document registry ---------------------------------------------------------------------
 
     def update_registry(self, collection: str, folder: Path, documents_changed: bool) -> None:
@@ -323,6 +338,28 @@ class Services:
         with self._lock:
             self._registries.pop(collection, None)
         return registry
+
+    def replace_registry_file(self, collection: str, content: dict[str, Any]) -> DocumentRegistry:
+        """Make ``content`` (what a registry.yaml holds) the collection's user registry file and rebuild the
+        registry with it. Kept with the collection's uploads; InvalidRequestError listing the problems of an
+        invalid file (nothing changes then)."""
+        import yaml
+
+        from rabbithole.core.errors import InvalidRequestError
+        from rabbithole.registry.user_file import RegistryFileError, load_user_file
+
+        self.catalog.require_collection(collection)
+        folder = self.uploads.folder(collection)
+        folder.mkdir(parents=True, exist_ok=True)
+        draft = folder / f".{REGISTRY_FILE}.new"
+        draft.write_text(yaml.safe_dump(content, allow_unicode=True, sort_keys=False), encoding="utf-8")
+        try:
+            load_user_file(draft, strict=True)
+        except RegistryFileError as exc:
+            draft.unlink()
+            raise InvalidRequestError(str(exc).replace(str(draft), REGISTRY_FILE)) from None
+        draft.replace(folder / REGISTRY_FILE)
+        return self.rebuild_registry(collection, folder)
 
     def registry(self, collection: str) -> DocumentRegistry:
         revision = self.catalog.revision(collection)

@@ -149,3 +149,28 @@ def test_a_deleted_document_is_no_longer_found(api: str) -> None:
     names = [d["file_name"] for d in httpx.get(f"{api}/api/collections/laws/documents").json()]
     assert "report.pdf" not in names
     assert httpx.delete(f"{api}/api/collections/laws/documents/report.pdf").status_code == 404
+
+
+def test_the_reference_graph_links_sections(api: str) -> None:
+    graph = httpx.get(f"{api}/api/collections/laws/references/graph").json()
+    assert graph["collection"] == "laws"
+    documents = {n["document"] for n in graph["nodes"] if n["kind"] == "document"}
+    assert {"PrüfG.pdf"} <= documents
+    ids = {n["id"] for n in graph["nodes"]}
+    assert graph["edges"], "PrüfG cites its own sections"
+    assert all(e["source"] in ids and e["target"] in ids and e["count"] >= 1 for e in graph["edges"])
+    assert httpx.get(f"{api}/api/collections/nope/references/graph").status_code == 404
+
+
+def test_the_registry_is_updated(api: str) -> None:
+    body = {"documents": {"PrüfG.pdf": {"synonyms": ["Prüfgesetz der Stationen"]}}}
+    updated = httpx.put(f"{api}/api/collections/laws/registry", json=body)
+    assert updated.status_code == 200, updated.text
+    assert "Prüfgesetz der Stationen" in str(updated.json())
+    assert "Prüfgesetz der Stationen" in str(httpx.get(f"{api}/api/collections/laws/registry").json())
+    bad = httpx.put(
+        f"{api}/api/collections/laws/registry", json={"documents": {"PrüfG.pdf": {"colour": "blue"}}}
+    )
+    assert bad.status_code == 422 and "colour" in bad.json()["error"]["message"]
+    assert "Prüfgesetz der Stationen" in str(httpx.get(f"{api}/api/collections/laws/registry").json())
+    assert httpx.put(f"{api}/api/collections/nope/registry", json=body).status_code == 404

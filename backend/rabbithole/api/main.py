@@ -14,7 +14,7 @@ from rabbithole import __version__
 from rabbithole.api.errors import install_error_handlers
 from rabbithole.api.jobs import JobRegistry
 from rabbithole.api.readiness import Readiness
-from rabbithole.api.routes import collections, documents, health, search, uploads
+from rabbithole.api.routes import collections, documents, health, references, search, uploads
 from rabbithole.api.security import BearerTokenMiddleware, BodySizeLimitMiddleware, TrustedHostMiddleware
 from rabbithole.core.config import Settings, load_settings
 from rabbithole.services import Services
@@ -55,6 +55,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(collections.router, prefix="/api")
     app.include_router(documents.router, prefix="/api")
     app.include_router(uploads.router, prefix="/api")
+    app.include_router(references.router, prefix="/api")
     app.include_router(search.router, prefix="/api")
     _install_guards(app, resolved)
     return app

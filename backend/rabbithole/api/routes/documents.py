@@ -119,3 +119,22 @@ async def collection_registry(name: str, services: ServicesDep) -> dict[str, Any
         return services.registry(name).to_dict()
 
     return await run_in_threadpool(read)
+
+
+class RegistryFile(BaseModel):
+    """What a collection's registry.yaml holds (see docs/references.md): per document, extra `synonyms`,
+    names to `exclude`, and a `title` or `abbreviation` replacing the parsed one."""
+
+    version: int = 1
+    documents: dict[str, dict[str, Any]] = {}
+
+
+@router.put("/collections/{name}/registry", responses=responses(404, 413))
+async def replace_registry(name: str, body: RegistryFile, services: ServicesDep) -> dict[str, Any]:
+    """Replace the collection's user registry file and rebuild the registry; the new registry. 422 with
+    the file's problems (wrong types, unknown keys) when it is invalid."""
+
+    def write() -> dict[str, Any]:
+        return services.replace_registry_file(name, body.model_dump()).to_dict()
+
+    return await run_in_threadpool(write)
