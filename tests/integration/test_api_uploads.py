@@ -113,6 +113,19 @@ def test_the_pdf_is_served_with_ranges(api: str, tmp_path: Path) -> None:
     assert part.headers["content-range"] == f"bytes 100-199/{len(legal)}"
     beyond = httpx.get(url, headers={"Range": f"bytes={len(legal) + 10}-"})
     assert beyond.status_code == 416
+    listed = httpx.get(f"{api}/api/collections/viewer/documents").json()
+    document_id = listed[0]["id"]
+    assert isinstance(document_id, int) and listed[0]["collection"] == "viewer"
+    by_id = httpx.get(f"{api}/api/documents/{document_id}")
+    assert by_id.status_code == 200 and by_id.json() == listed[0]
+    ranged = httpx.get(f"{api}/api/documents/{document_id}/pdf", headers={"Range": "bytes=0-9"})
+    assert ranged.status_code == 206 and ranged.content == legal[:10]
+    pages = httpx.get(f"{api}/api/documents/{document_id}/pages").json()
+    named = httpx.get(f"{api}/api/collections/viewer/documents/law.pdf/pages").json()
+    assert pages == named and pages[0]["offset"] == 0
+    for bad in ("0", "-1", str(2**63), "x"):
+        assert httpx.get(f"{api}/api/documents/{bad}").status_code == 422
+    assert httpx.get(f"{api}/api/documents/999999").status_code == 404
     for name in ("nope.pdf", "..%2F..%2Fcatalog.sqlite3", "%2E%2E"):
         assert httpx.get(f"{api}/api/collections/viewer/documents/{name}/pdf").status_code == 404
 
@@ -124,3 +137,19 @@ def test_uploads_need_an_existing_collection_and_unknown_jobs_are_404(api: str) 
     )
     assert missing.status_code == 404 and missing.json()["error"]["type"] == "CollectionNotFoundError"
     assert httpx.get(f"{api}/api/jobs/unknown").status_code == 404
+
+
+def test_a_document_is_deleted_by_id(api: str, root: Path, tmp_path: Path) -> None:
+    report = build_report_pdf(tmp_path / "report.pdf").read_bytes()
+    httpx.post(f"{api}/api/collections", json={"name": "bin"})
+    job = httpx.post(
+        f"{api}/api/collections/bin/documents", files=[("files", ("gone.pdf", report, "application/pdf"))]
+    ).json()
+    assert _job(api, job["id"])["status"] == "done"
+    document_id = httpx.get(f"{api}/api/collections/bin/documents").json()[0]["id"]
+    assert httpx.delete(f"{api}/api/documents/{document_id}").status_code == 204
+    assert httpx.get(f"{api}/api/documents/{document_id}").status_code == 404
+    assert httpx.get(f"{api}/api/collections/bin/documents").json() == []
+    results = httpx.get(f"{api}/api/search", params={"q": "stations", "collection": "bin"}).json()["results"]
+    assert results == []
+    assert not list((root / "data" / "uploads").rglob("gone.pdf")), "the upload went with the document"

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Response
+from fastapi import Path as PathParam
 from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
@@ -18,7 +19,14 @@ from rabbithole.services import Services
 router = APIRouter(tags=["documents"])
 
 
+#: Document ids are SQLite integers; a larger number is a client's mistake, answered with 422.
+MAX_DOCUMENT_ID = 2**62
+DocumentId = Annotated[int, PathParam(ge=1, le=MAX_DOCUMENT_ID, description="The document's id.")]
+
+
 class DocumentStatus(BaseModel):
+    id: int | None  # None for a document that failed (it was never indexed)
+    collection: str
     file_name: str
     status: Literal["ingested", "failed"]
     reason: str | None  # why a failed document was not ingested
@@ -38,8 +46,11 @@ class PageOut(BaseModel):
 
 def _statuses(services: Services, name: str) -> list[DocumentStatus]:
     services.catalog.require_collection(name)
+    ids = services.catalog.document_ids(name)
     listed = [
         DocumentStatus(
+            id=ids.get(d.file_name),
+            collection=name,
             file_name=d.file_name,
             status="ingested",
             reason=None,
@@ -54,6 +65,8 @@ def _statuses(services: Services, name: str) -> list[DocumentStatus]:
     ]
     listed += [
         DocumentStatus(
+            id=None,
+            collection=name,
             file_name=p.file_name,
             status="failed",
             reason=p.reason,
@@ -88,24 +101,60 @@ async def delete_document(name: str, file_name: str, services: ServicesDep) -> R
     return Response(status_code=204)
 
 
+PageQuery = Annotated[int | None, Query(ge=1, le=1_000_000, description="Only this page.")]
+
+
+def _pages(services: Services, name: str, file_name: str, page: int | None) -> list[PageOut]:
+    services.catalog.require_collection(name)
+    return [
+        PageOut(number=p.number, offset=p.offset, text=p.text)
+        for p in services.catalog.pages(name, file_name)
+        if page is None or p.number == page
+    ]
+
+
 @router.get("/collections/{name}/documents/{file_name}/pages", responses=responses(404))
 async def document_pages(
-    name: str,
-    file_name: str,
-    services: ServicesDep,
-    page: Annotated[int | None, Query(ge=1, le=1_000_000, description="Only this page.")] = None,
+    name: str, file_name: str, services: ServicesDep, page: PageQuery = None
 ) -> list[PageOut]:
     """The body text of each page and its character offset in the document's text (chunk and citation
     offsets refer to it)."""
+    return await run_in_threadpool(_pages, services, name, file_name, page)
+
+
+@router.get("/documents/{document_id}", responses=responses(404))
+async def get_document(document_id: DocumentId, services: ServicesDep) -> DocumentStatus:
+    """One ingested document by its id (ids are in the collection's document list)."""
+
+    def read() -> DocumentStatus:
+        collection, _ = services.catalog.locate_document(document_id)
+        return next(d for d in _statuses(services, collection) if d.id == document_id)
+
+    return await run_in_threadpool(read)
+
+
+@router.delete(
+    "/documents/{document_id}", status_code=204, response_class=Response, responses=responses(404, 503)
+)
+async def delete_document_by_id(document_id: DocumentId, services: ServicesDep) -> Response:
+    """Remove the document from the index (as DELETE /api/collections/{name}/documents/{file_name})."""
+
+    def delete() -> None:
+        services.delete_document(*services.catalog.locate_document(document_id))
+
+    await run_in_threadpool(delete)
+    return Response(status_code=204)
+
+
+@router.get("/documents/{document_id}/pages", responses=responses(404))
+async def document_pages_by_id(
+    document_id: DocumentId, services: ServicesDep, page: PageQuery = None
+) -> list[PageOut]:
+    """The document's page texts with their offsets (as .../documents/{file_name}/pages)."""
 
     def read() -> list[PageOut]:
-        services.catalog.require_collection(name)
-        pages = services.catalog.pages(name, file_name)
-        return [
-            PageOut(number=p.number, offset=p.offset, text=p.text)
-            for p in pages
-            if page is None or p.number == page
-        ]
+        collection, file_name = services.catalog.locate_document(document_id)
+        return _pages(services, collection, file_name, page)
 
     return await run_in_threadpool(read)
 

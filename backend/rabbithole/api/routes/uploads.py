@@ -5,7 +5,7 @@ is reported as rejected and the others are kept and ingested."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, File, UploadFile
 from fastapi.responses import FileResponse
@@ -14,10 +14,18 @@ from starlette.concurrency import run_in_threadpool
 from rabbithole.api.deps import JobsDep, ServicesDep
 from rabbithole.api.errors import responses
 from rabbithole.api.jobs import IngestJob, JobFile
+from rabbithole.api.routes.documents import DocumentId
 from rabbithole.core.errors import DocumentNotFoundError
 from rabbithole.ingestion.uploads import is_pdf, safe_file_name
+from rabbithole.services import Services
 
 router = APIRouter(tags=["documents"])
+
+PDF_RESPONSES: dict[int | str, dict[str, Any]] = {
+    **responses(404, 416),
+    200: {"content": {"application/pdf": {}}, "description": "The PDF."},
+    206: {"content": {"application/pdf": {}}, "description": "The requested byte range (Range)."},
+}
 
 
 @router.post(
@@ -63,16 +71,26 @@ async def get_job(job_id: str, jobs: JobsDep) -> IngestJob:
 @router.get(
     "/collections/{name}/documents/{file_name}/pdf",
     response_class=FileResponse,
-    responses={
-        **responses(404, 416),
-        200: {"content": {"application/pdf": {}}, "description": "The PDF."},
-        206: {"content": {"application/pdf": {}}, "description": "The requested byte range (Range)."},
-    },
+    responses=PDF_RESPONSES,
 )
 async def document_pdf(name: str, file_name: str, services: ServicesDep) -> FileResponse:
     """The uploaded PDF of a document, with HTTP Range support (a viewer jumps to a page without
     loading the whole file). Documents ingested from a folder by the CLI are not served."""
-    await run_in_threadpool(services.catalog.require_collection, name)
+    return await run_in_threadpool(_pdf, services, name, file_name)
+
+
+@router.get("/documents/{document_id}/pdf", response_class=FileResponse, responses=PDF_RESPONSES)
+async def document_pdf_by_id(document_id: DocumentId, services: ServicesDep) -> FileResponse:
+    """The uploaded PDF of the document with this id, with HTTP Range support."""
+
+    def find() -> FileResponse:
+        return _pdf(services, *services.catalog.locate_document(document_id))
+
+    return await run_in_threadpool(find)
+
+
+def _pdf(services: Services, name: str, file_name: str) -> FileResponse:
+    services.catalog.require_collection(name)
     path = services.uploads.find(name, file_name)
     if path is None or file_name not in services.catalog.document_hashes(name):
         raise DocumentNotFoundError(f"no uploaded PDF '{file_name}' in collection '{name}'")
