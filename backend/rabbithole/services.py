@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from rabbithole.catalog.records import CollectionInfo
 from rabbithole.catalog.repository import Catalog
 from rabbithole.core.config import Settings
-from rabbithole.core.errors import CollectionExistsError, DocumentNotFoundError
+from rabbithole.core.errors import CollectionExistsError, DocumentNotFoundError, NotFoundError
 from rabbithole.ingestion.registry_file import REGISTRY_FILE
 from rabbithole.ingestion.registry_file import file_digest as _file_digest
 
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from rabbithole.llm.factory import LLMClient
     from rabbithole.llm.tokens import TokenCounter
     from rabbithole.references.graph import ReferenceGraph
+    from rabbithole.references.resolver import ResolvedReference
     from rabbithole.references.tracing import ReferenceEngine
     from rabbithole.registry.registry import DocumentRegistry
     from rabbithole.research.language import LanguageDetector
@@ -305,6 +306,20 @@ class Services:
             self.registry(collection),
             titles={d.file_name: d.title for d in documents},
         )
+
+    def passage_references(self, collection: str, chunk_id: str) -> list[ResolvedReference]:
+        """The references in one passage (a search hit's ``chunk_id``), each resolved to its target document
+        and section, or with the reason it could not be."""
+        from rabbithole.references.grammar import detect_references
+        from rabbithole.references.resolver import Citing
+
+        self.catalog.require_collection(collection)
+        chunk = self.catalog.get_chunks(collection, [chunk_id]).get(chunk_id)
+        if chunk is None:
+            raise NotFoundError(f"passage '{chunk_id}' is not in collection '{collection}'")
+        resolver = self.reference_engine(collection).resolver
+        citing = Citing(chunk.document, chunk.section)
+        return [resolver.resolve(ref, citing) for ref in detect_references(chunk.text)]
 
     # -- the document registry ---------------------------------------------------------------------
 

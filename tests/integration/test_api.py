@@ -174,3 +174,20 @@ def test_the_registry_is_updated(api: str) -> None:
     assert bad.status_code == 422 and "colour" in bad.json()["error"]["message"]
     assert "Prüfgesetz der Stationen" in str(httpx.get(f"{api}/api/collections/laws/registry").json())
     assert httpx.put(f"{api}/api/collections/nope/registry", json=body).status_code == 404
+
+
+def test_the_references_of_one_passage_are_resolved(api: str) -> None:
+    hits = httpx.get(
+        f"{api}/api/search", params={"q": "Ausnahmen bedürfen der Genehmigung", "collection": "laws", "k": 1}
+    ).json()["results"]
+    passage = hits[0]
+    assert passage["section"] == "§ 3a"
+    refs = httpx.get(f"{api}/api/collections/laws/passages/{passage['chunk_id']}/references").json()
+    to_3 = [r for r in refs if r["section"] == "§ 3"]
+    assert to_3, refs
+    ref = to_3[0]
+    assert ref["resolved"] and ref["document"] == "PrüfG.pdf" and ref["reason"] is None
+    assert passage["text"][ref["start"] : ref["end"]] == ref["mention"]
+    assert "§ 3" in ref["mention"]
+    missing = httpx.get(f"{api}/api/collections/laws/passages/nope/references")
+    assert missing.status_code == 404 and missing.json()["error"]["type"] == "NotFoundError"

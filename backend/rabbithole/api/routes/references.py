@@ -47,3 +47,38 @@ async def reference_graph(name: str, services: ServicesDep) -> ReferenceGraphOut
     """Built from the catalog on request (the same as `rabbithole references graph`)."""
     graph = await run_in_threadpool(services.reference_graph, name)
     return ReferenceGraphOut.model_validate(graph.to_dict())
+
+
+class PassageReferenceOut(BaseModel):
+    mention: str  # as written in the passage
+    start: int  # character offsets of the mention in the passage's text
+    end: int
+    type: str  # section, article, paragraph, annex, document, ...
+    document: str | None  # the target document (None: not in the collection)
+    section: str | None  # the target section label ("§ 80"); None: the document as a whole
+    sections: list[str]  # every label a range or division covers
+    resolved: bool
+    reason: str | None  # why it was not resolved (external, not locatable, ...)
+
+
+@router.get(
+    "/collections/{name}/passages/{chunk_id}/references",
+    responses=responses(404, 409, 503),
+)
+async def passage_references(name: str, chunk_id: str, services: ServicesDep) -> list[PassageReferenceOut]:
+    """The references in one passage (a search result's `chunk_id`), resolved against the collection."""
+    resolved = await run_in_threadpool(services.passage_references, name, chunk_id)
+    return [
+        PassageReferenceOut(
+            mention=r.reference.mention,
+            start=r.reference.start,
+            end=r.reference.end,
+            type=str(r.reference.type.value),
+            document=r.document,
+            section=r.section,
+            sections=list(r.labels),
+            resolved=r.reason is None and r.document is not None,
+            reason=r.reason.value if r.reason is not None else None,
+        )
+        for r in resolved
+    ]
