@@ -15,8 +15,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from rabbithole.catalog.records import CollectionInfo
 from rabbithole.catalog.repository import Catalog
 from rabbithole.core.config import Settings
+from rabbithole.core.errors import CollectionExistsError, DocumentNotFoundError, NotFoundError
 from rabbithole.ingestion.registry_file import REGISTRY_FILE
 from rabbithole.ingestion.registry_file import file_digest as _file_digest
 
@@ -25,8 +27,11 @@ from rabbithole.ingestion.registry_file import file_digest as _file_digest
 if TYPE_CHECKING:
     from rabbithole.embeddings.base import Embedder
     from rabbithole.ingestion.pipeline import IngestionPipeline
+    from rabbithole.ingestion.uploads import UploadFolder
     from rabbithole.llm.factory import LLMClient
     from rabbithole.llm.tokens import TokenCounter
+    from rabbithole.references.graph import ReferenceGraph
+    from rabbithole.references.resolver import ResolvedReference
     from rabbithole.references.tracing import ReferenceEngine
     from rabbithole.registry.registry import DocumentRegistry
     from rabbithole.research.event_log import RunEventLog
@@ -203,7 +208,7 @@ class Services:
                 collection,
                 searcher=self.searcher,
                 catalog=self.catalog,
-                vectors=self.store.open(collection),
+                vectors=self.searcher.vectors(collection),
                 registry=self.registry(collection),
                 settings=self.settings.references,
             )
@@ -243,6 +248,14 @@ class Services:
             warm_up=self._warm_up_after_ingestion,
         )
 
+    def warm_up(self) -> None:
+        """Load what a search needs (the embedder, the search stack, each collection's vector handle and
+        BM25 index), so the first search after a start is as fast as the next."""
+        searcher = self.searcher
+        _ = self.embedder.embed_query("warm-up")
+        for collection in self.catalog.list_collections():
+            searcher.warm(collection.name)
+
     def _warm_up_after_ingestion(self) -> None:
         """Import the search stack and the registry builder (about a second of imports) while ingestion
         embeds, so the BM25 index and the registry are built right after the last file."""
@@ -255,6 +268,72 @@ class Services:
     def _collection_changed(self, collection: str) -> None:
         # Build the BM25 index now, so the first search after ingestion is fast.
         self.searcher.bm25.get(collection)
+
+    # -- collections and documents ------------------------------------------------------------------
+
+    @property
+    def uploads(self) -> UploadFolder:
+        """The PDFs uploaded through the API."""
+        from rabbithole.ingestion.uploads import UploadFolder
+
+        return self._once("uploads", lambda: UploadFolder(self.settings.storage.uploads_dir))
+
+    def create_collection(self, name: str) -> CollectionInfo:
+        """An empty collection for the configured embedding model; CollectionExistsError if there is one."""
+        from rabbithole.ingestion.discovery import validate_collection_name
+
+        name = validate_collection_name(name)
+        if self.catalog.collection(name) is not None:
+            raise CollectionExistsError(name)
+        self.store.open(name, self.embedder, create=True)
+        return self.catalog.ensure_collection(name, self.embedder.model_id, self.embedder.dim)
+
+    def delete_collection(self, name: str) -> None:
+        """Its vectors, documents, pages, chunks, problems and registry (the user's PDFs stay)."""
+        self.catalog.require_collection(name)
+        self.store.delete_collection(name)
+        self.catalog.delete_collection(name)
+        self.searcher.invalidate(name)
+        self.uploads.remove(name)
+
+    def delete_document(self, collection: str, file_name: str) -> None:
+        """One document's vectors and catalog rows (a later `rabbithole ingest` of a folder that still holds
+        the file adds it again)."""
+        self.catalog.require_collection(collection)
+        if file_name not in self.catalog.document_hashes(collection):
+            raise DocumentNotFoundError(f"document '{file_name}' is not in collection '{collection}'")
+        if self.store.exists(collection):
+            self.store.open(collection).delete_document(file_name)
+        self.catalog.delete_document(collection, file_name)
+        self.uploads.remove(collection, file_name)
+
+    def reference_graph(self, collection: str) -> ReferenceGraph:
+        """The collection's reference graph: documents and sections as nodes, references as edges."""
+        from rabbithole.references.graph import build_reference_graph
+
+        self.catalog.require_collection(collection)
+        documents = self.catalog.documents(collection)
+        return build_reference_graph(
+            collection,
+            self.catalog.document_texts(collection),
+            self.catalog.chunks(collection),
+            self.registry(collection),
+            titles={d.file_name: d.title for d in documents},
+        )
+
+    def passage_references(self, collection: str, chunk_id: str) -> list[ResolvedReference]:
+        """The references in one passage (a search hit's ``chunk_id``), each resolved to its target document
+        and section, or with the reason it could not be."""
+        from rabbithole.references.grammar import detect_references
+        from rabbithole.references.resolver import Citing
+
+        self.catalog.require_collection(collection)
+        chunk = self.catalog.get_chunks(collection, [chunk_id]).get(chunk_id)
+        if chunk is None:
+            raise NotFoundError(f"passage '{chunk_id}' is not in collection '{collection}'")
+        resolver = self.reference_engine(collection).resolver
+        citing = Citing(chunk.document, chunk.section)
+        return [resolver.resolve(ref, citing) for ref in detect_references(chunk.text)]
 
     # -- the document registry ---------------------------------------------------------------------
 
@@ -288,6 +367,28 @@ class Services:
         with self._lock:
             self._registries.pop(collection, None)
         return registry
+
+    def replace_registry_file(self, collection: str, content: dict[str, Any]) -> DocumentRegistry:
+        """Make ``content`` (what a registry.yaml holds) the collection's user registry file and rebuild the
+        registry with it. Kept with the collection's uploads; InvalidRequestError listing the problems of an
+        invalid file (nothing changes then)."""
+        import yaml
+
+        from rabbithole.core.errors import InvalidRequestError
+        from rabbithole.registry.user_file import RegistryFileError, load_user_file
+
+        self.catalog.require_collection(collection)
+        folder = self.uploads.folder(collection)
+        folder.mkdir(parents=True, exist_ok=True)
+        draft = folder / f".{REGISTRY_FILE}.new"
+        draft.write_text(yaml.safe_dump(content, allow_unicode=True, sort_keys=False), encoding="utf-8")
+        try:
+            load_user_file(draft, strict=True)
+        except RegistryFileError as exc:
+            draft.unlink()
+            raise InvalidRequestError(str(exc).replace(str(draft), REGISTRY_FILE)) from None
+        draft.replace(folder / REGISTRY_FILE)
+        return self.rebuild_registry(collection, folder)
 
     def registry(self, collection: str) -> DocumentRegistry:
         revision = self.catalog.revision(collection)

@@ -127,14 +127,14 @@ def test_unknown_variables_are_warned_about_with_the_closest_name(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     monkeypatch.setenv("RABBITHOLE_EMBEDDINGS__THREAD", "4")
-    monkeypatch.setenv("RABBITHOLE_WHATEVER", "1")
+    monkeypatch.setenv("RABBITHOLE_QWERTY_42", "1")
     monkeypatch.setenv("RABBITHOLE_LLM__MODEL", "qwen3:8b")  # known: no warning
     with caplog.at_level("WARNING", logger="rabbithole.core.config"):
         load_settings()
     assert [r.getMessage() for r in caplog.records] == [
         "unknown setting RABBITHOLE_EMBEDDINGS__THREAD is ignored (did you mean "
         "RABBITHOLE_EMBEDDINGS__THREADS?); see docs/configuration.md",
-        "unknown setting RABBITHOLE_WHATEVER is ignored; see docs/configuration.md",
+        "unknown setting RABBITHOLE_QWERTY_42 is ignored; see docs/configuration.md",
     ]
 
 

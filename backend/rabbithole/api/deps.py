@@ -6,6 +6,8 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from rabbithole.api.jobs import JobRegistry
+from rabbithole.api.readiness import Readiness
 from rabbithole.api.runs.service import RunService
 from rabbithole.services import Services
 
@@ -20,5 +22,17 @@ def get_run_service(request: Request) -> RunService:
     return runs
 
 
+def get_readiness(request: Request) -> Readiness:
+    readiness: Readiness = request.app.state.readiness
+    return readiness
+
+
+def get_jobs(request: Request) -> JobRegistry:
+    jobs: JobRegistry = request.app.state.jobs
+    return jobs
+
+
 ServicesDep = Annotated[Services, Depends(get_services)]
 RunServiceDep = Annotated[RunService, Depends(get_run_service)]
+ReadinessDep = Annotated[Readiness, Depends(get_readiness)]
+JobsDep = Annotated[JobRegistry, Depends(get_jobs)]

@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from fastapi_offline import FastAPIOffline
+from starlette.middleware.cors import CORSMiddleware
 
 from rabbithole import __version__
 from rabbithole.api.errors import install_error_handlers
-from rabbithole.api.routes import collections, health, search
+from rabbithole.api.jobs import JobRegistry
+from rabbithole.api.readiness import Readiness
+from rabbithole.api.routes import collections, documents, health, references, search, uploads
 from rabbithole.api.runs import routes as run_routes
 from rabbithole.api.runs import stream as run_stream
 from rabbithole.api.runs.service import RunService
+from rabbithole.api.security import BearerTokenMiddleware, BodySizeLimitMiddleware, TrustedHostMiddleware
 from rabbithole.core.config import Settings, load_settings
 from rabbithole.services import Services
 
@@ -27,20 +33,60 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         services = Services(resolved)
         await services.aopen()
         runs = RunService(services)
+        readiness = Readiness()
+        jobs = JobRegistry()
         app.state.services = services
         app.state.runs = runs
+        app.state.readiness = readiness
+        app.state.jobs = jobs
+        warm_up = (
+            asyncio.create_task(asyncio.to_thread(readiness.warm_up, services))
+            if resolved.server.warm_up
+            else None
+        )
+        if warm_up is None:
+            readiness.mark_ready()
         try:
             await runs.start()
             yield
         finally:
+            if warm_up is not None:
+                await warm_up
+            await jobs.wait_all()
             await runs.stop()
             await services.aclose()
 
-    app = FastAPI(title="Rabbithole", version=__version__, lifespan=lifespan)
+    # Swagger UI and ReDoc from files inside the installed package: /docs works offline.
+    app = FastAPIOffline(title="Rabbithole", version=__version__, lifespan=lifespan)
     install_error_handlers(app)
     app.include_router(health.router)
     app.include_router(collections.router, prefix="/api")
+    app.include_router(documents.router, prefix="/api")
+    app.include_router(uploads.router, prefix="/api")
+    app.include_router(references.router, prefix="/api")
     app.include_router(search.router, prefix="/api")
     app.include_router(run_stream.router, prefix="/api")  # before /runs/{run_id}: /runs/events is a stream
     app.include_router(run_routes.router, prefix="/api")
+    _install_guards(app, resolved)
     return app
+
+
+def _install_guards(app: FastAPI, settings: Settings) -> None:
+    """The middlewares, outermost last: Host check, CORS, bearer token, body size."""
+    server = settings.server
+    app.add_middleware(
+        BodySizeLimitMiddleware,
+        limit=server.max_request_kb * 1024,
+        upload_limit=int(server.max_upload_mb * 1024 * 1024),
+    )
+    if server.token:
+        app.add_middleware(BearerTokenMiddleware, token=server.token)
+    if server.cors_origins:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=server.cors_origins,
+            allow_methods=["GET", "POST", "PUT", "PATCH", "DELETE"],
+            allow_headers=["Authorization", "Content-Type", "Last-Event-ID", "Range"],
+            expose_headers=["Content-Range", "Accept-Ranges"],
+        )
+    app.add_middleware(TrustedHostMiddleware, hosts=server.served_hosts())

@@ -257,6 +257,26 @@ class Catalog:
             texts.setdefault(name, []).append(page_text)
         return {name: ParsedDocument.PAGE_SEPARATOR.join(parts) for name, parts in texts.items()}
 
+    def document_ids(self, collection: str) -> dict[str, int]:
+        """File name → the document's id (stable until the document is deleted or its collection is)."""
+        with self._sessions() as session:
+            rows = session.execute(
+                select(DocumentRow.file_name, DocumentRow.id).where(DocumentRow.collection_name == collection)
+            ).all()
+        return {file_name: doc_id for file_name, doc_id in rows}
+
+    def locate_document(self, document_id: int) -> tuple[str, str]:
+        """(collection, file name) of the document with this id; DocumentNotFoundError if there is none."""
+        with self._sessions() as session:
+            row = session.execute(
+                select(DocumentRow.collection_name, DocumentRow.file_name).where(
+                    DocumentRow.id == document_id
+                )
+            ).first()
+        if row is None:
+            raise DocumentNotFoundError(f"document {document_id} does not exist")
+        return row[0], row[1]
+
     @staticmethod
     def _document_id(session: Session, collection: str, file_name: str) -> int:
         doc_id = session.scalar(

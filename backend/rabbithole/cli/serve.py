@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import typer
 
 from rabbithole.cli.errors import handle_errors
@@ -11,8 +13,10 @@ def register(app: typer.Typer) -> None:
     @app.command()
     @handle_errors
     def serve(
-        host: str = typer.Option("127.0.0.1", help="Interface to listen on."),
-        port: int = typer.Option(8000, help="Port to listen on."),
+        host: str | None = typer.Option(
+            None, help="Interface to listen on (default: server.host, 127.0.0.1). Others need a token."
+        ),
+        port: int | None = typer.Option(None, help="Port to listen on (default: server.port, 8000)."),
         reload: bool = typer.Option(False, help="Reload on code changes (development)."),
     ) -> None:
         """Serve the Rabbithole API (and the web app once built)."""
@@ -20,5 +24,17 @@ def register(app: typer.Typer) -> None:
 
         from rabbithole.core.config import load_settings
 
-        load_settings()  # bad settings end here with one message naming the variable, not in uvicorn
-        uvicorn.run("rabbithole.api.main:create_app", factory=True, host=host, port=port, reload=reload)
+        # The options become the settings the app factory loads (in this process or uvicorn's reloader).
+        if host is not None:
+            os.environ["RABBITHOLE_SERVER__HOST"] = host
+        if port is not None:
+            os.environ["RABBITHOLE_SERVER__PORT"] = str(port)
+        settings = load_settings()  # bad settings end here with one message naming the variable
+        settings.server.require_token_off_loopback()
+        uvicorn.run(
+            "rabbithole.api.main:create_app",
+            factory=True,
+            host=settings.server.host,
+            port=settings.server.port,
+            reload=reload,
+        )

@@ -111,6 +111,10 @@ class StorageSettings(BaseModel):
         return self.data_dir / "indexes"
 
     @property
+    def uploads_dir(self) -> Path:
+        return self.data_dir / "uploads"
+
+    @property
     def checkpoint_path(self) -> Path:
         return self.data_dir / "checkpoints.sqlite3"
 
@@ -306,6 +310,79 @@ class ResearchSettings(BaseModel):
     )
 
 
+#: Host names a local server answers to whatever else is allowed.
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+def is_loopback(host: str) -> bool:
+    """Whether binding ``host`` keeps the server on this machine."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class ServerSettings(BaseModel):
+    """The HTTP API (`rabbithole serve`): where it listens and who may talk to it."""
+
+    host: str = Field(
+        "127.0.0.1",
+        min_length=1,
+        description="Interface to listen on. Any address other than a loopback one requires server.token.",
+    )
+    port: int = Field(8000, ge=1, le=65535, description="Port to listen on.")
+    token: str = Field(
+        "",
+        description="Bearer token every request must carry (`Authorization: Bearer TOKEN`); empty: none. "
+        "Required when server.host is not a loopback address.",
+    )
+    allowed_hosts: list[str] = Field(
+        [],
+        description="Host names (the `Host:` header) served besides 127.0.0.1, localhost, ::1 and "
+        "server.host; '*' serves any (turns off the DNS-rebinding guard). JSON list in the environment.",
+    )
+    cors_origins: list[str] = Field(
+        [],
+        description='Browser origins allowed to call the API, e.g. ["http://localhost:5173"]; empty: none.',
+    )
+    max_request_kb: int = Field(
+        1024, ge=1, le=1_048_576, description="Largest request body other than an upload, in KiB."
+    )
+    max_upload_mb: float = Field(
+        512.0, gt=0, le=65_536, description="Largest upload request (all files of one POST), in MiB."
+    )
+    warm_up: bool = Field(
+        True,
+        description="Load the embedder, the searcher and the BM25 indexes at start-up, so the first search "
+        "is fast (/health says `starting` until done).",
+    )
+
+    @field_validator("host")
+    @classmethod
+    def _strip(cls, value: str) -> str:
+        return value.strip()
+
+    def require_token_off_loopback(self) -> None:
+        """ConfigurationError when the server would listen beyond this machine without a token."""
+        if not is_loopback(self.host) and not self.token:
+            raise ConfigurationError(
+                f"refusing to listen on {self.host} without a token: anyone who can reach it could read "
+                "your documents. Set RABBITHOLE_SERVER__TOKEN (a long random string; clients send "
+                "`Authorization: Bearer TOKEN`), or listen on 127.0.0.1."
+            )
+
+    def served_hosts(self) -> list[str]:
+        """The `Host:` names the server answers to (["*"]: any)."""
+        if "*" in self.allowed_hosts:
+            return ["*"]
+        names = [*LOOPBACK_HOSTS, *self.allowed_hosts]
+        if self.host not in ("0.0.0.0", "::"):
+            names.append(self.host)
+        return list(dict.fromkeys(names))
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="RABBITHOLE_",
@@ -323,6 +400,7 @@ class Settings(BaseSettings):
     retrieval: RetrievalSettings = RetrievalSettings()
     references: ReferenceSettings = ReferenceSettings()
     research: ResearchSettings = ResearchSettings()
+    server: ServerSettings = ServerSettings()
 
     @field_validator("kb_dir")
     @classmethod

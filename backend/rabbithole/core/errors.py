@@ -10,6 +10,11 @@ class RabbitholeError(Exception):
     http_status: int = 500
     exit_code: int = 1
 
+    @property
+    def public_message(self) -> str:
+        """What a remote client is told (the CLI shows ``str(self)``, which may say more)."""
+        return str(self)
+
 
 class ConfigurationError(RabbitholeError):
     http_status = 500
@@ -27,9 +32,23 @@ class CollectionNotFoundError(NotFoundError):
         super().__init__(f"collection '{collection}' does not exist{hint}")
         self.collection = collection
 
+    @property
+    def public_message(self) -> str:
+        """Without the list of known collections: a 404 does not enumerate what exists."""
+        return f"collection '{self.collection}' does not exist"
+
 
 class DocumentNotFoundError(NotFoundError):
     pass
+
+
+class CollectionExistsError(RabbitholeError):
+    http_status = 409
+    exit_code = 73  # EX_CANTCREAT
+
+    def __init__(self, collection: str) -> None:
+        super().__init__(f"collection '{collection}' already exists")
+        self.collection = collection
 
 
 class InvalidRequestError(RabbitholeError):

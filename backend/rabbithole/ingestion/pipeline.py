@@ -160,6 +160,18 @@ class IngestionPipeline:
             report.collections.append(self._ingest_collection(source, reindex, progress))
         return report
 
+    def ingest_files(
+        self,
+        collection: str,
+        root: Path,
+        files: Sequence[Path],
+        progress: Callable[[IngestEvent], None] | None = None,
+    ) -> CollectionReport:
+        """Add or update these files of ``root`` in ``collection``, leaving its other documents alone
+        (an upload: the folder is not the whole collection)."""
+        source = CollectionSource(collection, root, tuple(files), complete=False)
+        return self._ingest_collection(source, False, progress)
+
     def _ingest_collection(
         self, source: CollectionSource, reindex: bool, progress: Callable[[IngestEvent], None] | None
     ) -> CollectionReport:
@@ -210,7 +222,13 @@ class IngestionPipeline:
 
         if self.catalog.collection(name) is not None:
             # Problems are the state of the folder as last scanned: a file fixed since is no longer listed.
-            self.catalog.record_problems(name, report.problems)
+            # A partial source (single files, an upload) keeps the problems of the files it did not see.
+            problems = report.problems
+            if not source.complete:
+                seen = {source.file_name(p) for p in source.files}
+                kept = [p for p in self.catalog.problems(name) if p.file_name not in seen]
+                problems = [*kept, *problems]
+            self.catalog.record_problems(name, problems)
             if self.registry_builder is not None:  # it also notices an edited registry.yaml
                 self.registry_builder(name, source.root, report.changed)
             if report.changed and self.on_collection_changed is not None:

@@ -13,6 +13,9 @@ from dataclasses import dataclass
 from rabbithole.core.errors import InvalidRequestError
 from rabbithole.core.sections import Where, section_key
 
+#: More pages than any document has (ingestion.max_pages is far below); the stores take 64-bit integers.
+MAX_PAGE = 1_000_000
+
 __all__ = ["SearchFilters", "Where", "section_key"]
 
 
@@ -53,8 +56,8 @@ class SearchFilters:
 
     def validate(self) -> None:
         for name, value in (("page_from", self.page_from), ("page_to", self.page_to)):
-            if value is not None and value < 1:
-                raise InvalidRequestError(f"{name} must be at least 1, got {value}")
+            if value is not None and not 1 <= value <= MAX_PAGE:
+                raise InvalidRequestError(f"{name} must be between 1 and {MAX_PAGE}, got {value}")
         if self.page_from is not None and self.page_to is not None and self.page_from > self.page_to:
             raise InvalidRequestError(f"page_from ({self.page_from}) is after page_to ({self.page_to})")
 

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from rabbithole.core.config import RetrievalSettings
-from rabbithole.core.errors import InvalidRequestError
+from rabbithole.core.errors import InvalidRequestError, StoreError
 from rabbithole.core.models import Chunk, SearchHit
 from rabbithole.embeddings.base import Embedder, FloatArray, l2_normalize
 from rabbithole.retrieval.bm25_index import BM25Index, BM25Indexes, BM25Params, BM25Result
@@ -51,7 +51,8 @@ from rabbithole.retrieval.tokenizer import query_language, tokenize_query
 
 if TYPE_CHECKING:
     from rabbithole.core.config import Settings
-    from rabbithole.store.chroma_store import ChromaStore, VectorCollection
+    from rabbithole.core.sections import Where
+    from rabbithole.store.chroma_store import ChromaStore, VectorCollection, VectorMatch
 
 log = logging.getLogger(__name__)
 
@@ -109,6 +110,8 @@ class HybridSearcher:
         self.dedup_min_overlap = dedup_min_overlap
         self._handles: dict[tuple[str, bool], tuple[str, VectorCollection]] = {}
         self._handles_lock = threading.Lock()
+        #: the revision each collection had when its vectors were last opened
+        self._revisions: dict[str, str] = {}
         self.cross_lingual_skip = cross_lingual_skip
         self._fusion = ScoreFusion()
         self.reranker = reranker
@@ -218,7 +221,7 @@ class HybridSearcher:
             where = filters.to_chroma_where()
             scored: list[tuple[float, int, Key]] = []
             for c_index, name in enumerate(names):
-                for match in handles[name].query(qvec, n_candidates, where):
+                for match in self._query_vectors(name, handles, qvec, n_candidates, where):
                     key = (name, match.id)
                     scored.append((-match.similarity, c_index, key))
                     info.setdefault(key, _Info()).similarity = match.similarity
@@ -322,6 +325,35 @@ class HybridSearcher:
             bm25_translated=translated_for,
         )
 
+    def _query_vectors(
+        self,
+        name: str,
+        handles: dict[str, VectorCollection],
+        qvec: FloatArray,
+        n: int,
+        where: Where | None,
+    ) -> list[VectorMatch]:
+        """The vector query, read anew once when the store fails: another process may be writing the
+        collection right now (its revision changes only when that process is done with a document)."""
+        try:
+            return handles[name].query(qvec, n, where)
+        except StoreError:
+            self.store.refresh()
+            handle = self.store.open(name, self.embedder)
+            with self._handles_lock:
+                self._handles[(name, True)] = (self._revisions.get(name, ""), handle)
+            handles[name] = handle
+            return handle.query(qvec, n, where)
+
+    def vectors(self, collection: str) -> VectorCollection:
+        """The collection's current vector handle (read anew when the collection changed)."""
+        return self._open(collection, check_model=False)[1]
+
+    def warm(self, collection: str) -> None:
+        """Open the collection's vector handle (checking its model) and load its BM25 index."""
+        revision, _ = self._open(collection, check_model=True)
+        self.bm25.get(collection, revision=revision)
+
     def invalidate(self, collection: str) -> None:
         """Drop the in-memory BM25 index of a collection (e.g. after re-ingesting it)."""
         self.bm25.invalidate(collection)
@@ -338,9 +370,15 @@ class HybridSearcher:
             cached = self._handles.get(key)
         if cached is not None and cached[0] == revision:
             return cached
+        with self._handles_lock:
+            seen = self._revisions.get(name)
+            stale = seen is not None and seen != revision
+        if stale:  # another process (or this one) changed the collection: read the store anew
+            self.store.refresh()
         handle = self.store.open(name, self.embedder if check_model else None)
         with self._handles_lock:
             self._handles[key] = (revision, handle)
+            self._revisions[name] = revision
         return revision, handle
 
     def _top_unique(self, fused: Sequence[Fused[Key]], k: int) -> tuple[list[Fused[Key]], dict[Key, Chunk]]:

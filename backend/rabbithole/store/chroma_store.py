@@ -17,7 +17,7 @@ import hashlib
 import re
 import threading
 import unicodedata
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -229,10 +229,23 @@ class VectorCollection:
 class ChromaStore:
     """The vector store. Thread-safe as far as the Chroma client is; collection creation is locked."""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Any, *, reopen: Callable[[], Any] | None = None) -> None:
+        """``reopen``: builds a fresh client over the same data (embedded mode), for :meth:`refresh`."""
         self._client = client
+        self._reopen = reopen
         self._lock = threading.Lock()
         self._max_batch: int | None = None
+
+    def refresh(self) -> None:
+        """Read what other processes wrote. An embedded Chroma keeps each collection's HNSW index in memory
+        and never rereads it, so after another process (a `rabbithole ingest`, a second server) changed a
+        collection, its searches fail ("Error finding id", "Nothing found on disk") or miss the new vectors.
+        A fresh client reads the files again; handles opened before keep working on the old one. A Chroma
+        server is one truth for all its clients: nothing to do."""
+        if self._reopen is None:
+            return
+        with self._lock:
+            self._client = self._reopen()
 
     @classmethod
     def from_settings(cls, settings: StorageSettings) -> ChromaStore:
@@ -250,14 +263,17 @@ class ChromaStore:
                 )
             except Exception as exc:
                 raise StoreError(f"cannot connect to the {where}: {exc}") from exc
-        else:
-            path = settings.chroma_dir
+            return cls(client)
+        path = settings.chroma_dir
+
+        def open_embedded() -> Any:
             try:
                 path.mkdir(parents=True, exist_ok=True)
-                client = chromadb.PersistentClient(path=str(path), settings=chroma_settings)
+                return _fresh_persistent_client(str(path), chroma_settings)
             except Exception as exc:
                 raise StoreError(f"cannot open the vector store at {path}: {exc}") from exc
-        return cls(client)
+
+        return cls(open_embedded(), reopen=open_embedded)
 
     @property
     def client(self) -> Any:
@@ -371,6 +387,19 @@ class ChromaStore:
                     return False
                 raise
         return True
+
+
+def _fresh_persistent_client(path: str, settings: Any) -> Any:
+    """A PersistentClient with its own Chroma system. Chroma shares one system (and its in-memory indexes)
+    per folder and process; the cached one is set aside (not stopped: open handles still use it) so the
+    new client reads the folder anew."""
+    import chromadb
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    with SharedSystemClient._refcount_lock:
+        SharedSystemClient._identifier_to_system.pop(path, None)
+        SharedSystemClient._identifier_to_refcount.pop(path, None)
+    return chromadb.PersistentClient(path=path, settings=settings)
 
 
 def _is_not_found(exc: Exception) -> bool:

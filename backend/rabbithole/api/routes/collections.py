@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 
-from fastapi import APIRouter
-from pydantic import BaseModel
+from fastapi import APIRouter, Response
+from pydantic import AwareDatetime, BaseModel, Field
+from starlette.concurrency import run_in_threadpool
 
 from rabbithole.api.deps import ServicesDep
+from rabbithole.api.errors import responses
+from rabbithole.catalog.records import CollectionInfo
 
 router = APIRouter(tags=["collections"])
+
+
+def _utc(moment: datetime) -> datetime:
+    """The catalog stores UTC without a zone; the API says so."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 class CollectionOut(BaseModel):
@@ -17,7 +25,21 @@ class CollectionOut(BaseModel):
     embedding_model: str
     documents: int
     chunks: int
-    updated_at: datetime
+    updated_at: AwareDatetime
+
+
+class CollectionCreate(BaseModel):
+    name: str = Field(min_length=1, max_length=60, description="1-60 letters, digits, '-', '_' or '.'.")
+
+
+def collection_out(c: CollectionInfo) -> CollectionOut:
+    return CollectionOut(
+        name=c.name,
+        embedding_model=c.embedding_model,
+        documents=c.documents,
+        chunks=c.chunks,
+        updated_at=_utc(c.updated_at),
+    )
 
 
 class DocumentOut(BaseModel):
@@ -40,7 +62,7 @@ class CollectionDetail(CollectionOut):
     problems: list[ProblemOut]
 
 
-@router.get("/collections")
+@router.get("/collections", responses=responses())
 def list_collections(services: ServicesDep) -> list[CollectionOut]:
     return [
         CollectionOut(
@@ -48,13 +70,13 @@ def list_collections(services: ServicesDep) -> list[CollectionOut]:
             embedding_model=c.embedding_model,
             documents=c.documents,
             chunks=c.chunks,
-            updated_at=c.updated_at,
+            updated_at=_utc(c.updated_at),
         )
         for c in services.catalog.list_collections()
     ]
 
 
-@router.get("/collections/{name}")
+@router.get("/collections/{name}", responses=responses(404))
 def get_collection(name: str, services: ServicesDep) -> CollectionDetail:
     c = services.catalog.require_collection(name)
     return CollectionDetail(
@@ -62,7 +84,7 @@ def get_collection(name: str, services: ServicesDep) -> CollectionDetail:
         embedding_model=c.embedding_model,
         documents=c.documents,
         chunks=c.chunks,
-        updated_at=c.updated_at,
+        updated_at=_utc(c.updated_at),
         document_list=[
             DocumentOut(
                 file_name=d.file_name,
@@ -79,3 +101,16 @@ def get_collection(name: str, services: ServicesDep) -> CollectionDetail:
             for p in services.catalog.problems(name)
         ],
     )
+
+
+@router.post("/collections", status_code=201, responses=responses(409, 413, 503))
+async def create_collection(body: CollectionCreate, services: ServicesDep) -> CollectionOut:
+    """An empty collection (documents come with `rabbithole ingest`); 409 if it exists."""
+    return collection_out(await run_in_threadpool(services.create_collection, body.name))
+
+
+@router.delete("/collections/{name}", status_code=204, response_class=Response, responses=responses(404, 503))
+async def delete_collection(name: str, services: ServicesDep) -> Response:
+    """The collection's index: vectors, documents, pages, chunks, problems, registry. Files stay."""
+    await run_in_threadpool(services.delete_collection, name)
+    return Response(status_code=204)

@@ -8,22 +8,23 @@ from fastapi import APIRouter, Query
 from starlette.concurrency import run_in_threadpool
 
 from rabbithole.api.deps import ServicesDep
-from rabbithole.retrieval.filters import SearchFilters
+from rabbithole.api.errors import responses
+from rabbithole.retrieval.filters import MAX_PAGE, SearchFilters
 from rabbithole.retrieval.hybrid import SearchMode
 from rabbithole.retrieval.schemas import SearchResponse, SearchResultItem
 
 router = APIRouter(tags=["search"])
 
 
-@router.get("/search")
+@router.get("/search", responses=responses(404, 409, 503))
 async def search(
     services: ServicesDep,
     q: Annotated[str, Query(min_length=1, max_length=2000, description="The query.")],
     collection: Annotated[list[str], Query(min_length=1, description="Collection(s) to search.")],
     document: Annotated[list[str] | None, Query(description="Only these documents.")] = None,
     section: Annotated[list[str] | None, Query(description='Only these sections, e.g. "§ 80".')] = None,
-    page_from: Annotated[int | None, Query(ge=1)] = None,
-    page_to: Annotated[int | None, Query(ge=1)] = None,
+    page_from: Annotated[int | None, Query(ge=1, le=MAX_PAGE)] = None,
+    page_to: Annotated[int | None, Query(ge=1, le=MAX_PAGE)] = None,
     k: Annotated[int | None, Query(ge=1, le=200)] = None,
     mode: SearchMode = "hybrid",
 ) -> SearchResponse:

@@ -1,0 +1,97 @@
+"""Uploading PDFs into a collection (an ingestion job with progress) and serving a document's PDF.
+
+Each file of a batch is checked on its own (a PDF by its content, within ingestion.max_file_mb): a bad file
+is reported as rejected and the others are kept and ingested."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, File, UploadFile
+from fastapi.responses import FileResponse
+from starlette.concurrency import run_in_threadpool
+
+from rabbithole.api.deps import JobsDep, ServicesDep
+from rabbithole.api.errors import responses
+from rabbithole.api.jobs import IngestJob, JobFile
+from rabbithole.api.routes.documents import DocumentId
+from rabbithole.core.errors import DocumentNotFoundError
+from rabbithole.ingestion.uploads import is_pdf, safe_file_name
+from rabbithole.services import Services
+
+router = APIRouter(tags=["documents"])
+
+PDF_RESPONSES: dict[int | str, dict[str, Any]] = {
+    **responses(404, 416),
+    200: {"content": {"application/pdf": {}}, "description": "The PDF."},
+    206: {"content": {"application/pdf": {}}, "description": "The requested byte range (Range)."},
+}
+
+
+@router.post(
+    "/collections/{name}/documents",
+    status_code=202,
+    responses=responses(404, 413, 503),
+)
+async def upload_documents(
+    name: str,
+    files: Annotated[list[UploadFile], File(description="One or more PDF files.")],
+    services: ServicesDep,
+    jobs: JobsDep,
+) -> IngestJob:
+    """Store the PDFs and ingest them in the background; follow the job at GET /api/jobs/{id}."""
+    await run_in_threadpool(services.catalog.require_collection, name)
+    limit = int(services.settings.ingestion.max_file_mb * 1024 * 1024)
+    accepted: dict[str, bytes] = {}
+    rejected: list[JobFile] = []
+    for upload in files:
+        file_name = safe_file_name(upload.filename)
+        content = await upload.read(limit + 1)
+        if len(content) > limit:
+            reason = f"larger than ingestion.max_file_mb ({services.settings.ingestion.max_file_mb:g} MB)"
+            rejected.append(JobFile(file_name=file_name, status="rejected", reason=reason))
+        elif not is_pdf(content):
+            reason = "not a PDF (its content has no PDF header, whatever its name)"
+            rejected.append(JobFile(file_name=file_name, status="rejected", reason=reason))
+        else:
+            accepted[file_name] = content  # a later file of the same name replaces an earlier one
+    stored = [
+        (file_name, await run_in_threadpool(services.uploads.save, name, file_name, content))
+        for file_name, content in accepted.items()
+    ]
+    return jobs.start(services, name, services.uploads.folder(name), stored, rejected)
+
+
+@router.get("/jobs/{job_id}", responses=responses(404))
+async def get_job(job_id: str, jobs: JobsDep) -> IngestJob:
+    """An ingestion job: running, done or failed; each file ingested, unchanged, failed or rejected."""
+    return jobs.get(job_id)
+
+
+@router.get(
+    "/collections/{name}/documents/{file_name}/pdf",
+    response_class=FileResponse,
+    responses=PDF_RESPONSES,
+)
+async def document_pdf(name: str, file_name: str, services: ServicesDep) -> FileResponse:
+    """The uploaded PDF of a document, with HTTP Range support (a viewer jumps to a page without
+    loading the whole file). Documents ingested from a folder by the CLI are not served."""
+    return await run_in_threadpool(_pdf, services, name, file_name)
+
+
+@router.get("/documents/{document_id}/pdf", response_class=FileResponse, responses=PDF_RESPONSES)
+async def document_pdf_by_id(document_id: DocumentId, services: ServicesDep) -> FileResponse:
+    """The uploaded PDF of the document with this id, with HTTP Range support."""
+
+    def find() -> FileResponse:
+        return _pdf(services, *services.catalog.locate_document(document_id))
+
+    return await run_in_threadpool(find)
+
+
+def _pdf(services: Services, name: str, file_name: str) -> FileResponse:
+    services.catalog.require_collection(name)
+    path = services.uploads.find(name, file_name)
+    if path is None or file_name not in services.catalog.document_hashes(name):
+        raise DocumentNotFoundError(f"no uploaded PDF '{file_name}' in collection '{name}'")
+    return FileResponse(path, media_type="application/pdf", filename=file_name)

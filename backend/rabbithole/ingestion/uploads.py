@@ -1,0 +1,82 @@
+"""Where uploaded PDFs are kept: ``data_dir/uploads/<collection's store name>/<safe file name>``.
+
+The client's file name is reduced to a safe base name (no folders, no control characters, a .pdf suffix),
+the folder name comes from the collection name's store slug, and every path is checked to lie inside the
+uploads folder: no client-supplied path reaches the file system. The type is told by the content (a PDF
+header), never by the name."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from pathlib import Path
+
+from rabbithole.store.chroma_store import chroma_collection_name
+
+#: A PDF starts with this, possibly after some junk bytes (readers accept it within the first KiB).
+PDF_MAGIC = b"%PDF-"
+MAGIC_WINDOW = 1024
+MAX_NAME = 120
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f/\\:*?\"<>|]+")
+
+
+def is_pdf(head: bytes) -> bool:
+    """Whether ``head`` (the first bytes of a file) is a PDF's."""
+    return PDF_MAGIC in head[:MAGIC_WINDOW]
+
+
+def safe_file_name(client_name: str | None) -> str:
+    """A base name for an uploaded file: the last part of the client's name, cleaned, ending in .pdf."""
+    name = unicodedata.normalize("NFC", client_name or "")
+    name = re.split(r"[/\\]", name)[-1]
+    name = _UNSAFE.sub("_", name).strip(" .")
+    stem = name[:-4] if name.lower().endswith(".pdf") else name
+    stem = stem[: MAX_NAME - 4].strip(" .") or "upload"
+    return f"{stem}.pdf"
+
+
+class UploadFolder:
+    """The uploads of all collections under ``root`` (``data_dir/uploads``)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def folder(self, collection: str) -> Path:
+        return self.root / chroma_collection_name(collection)
+
+    def save(self, collection: str, file_name: str, content: bytes) -> Path:
+        """Write one upload (replacing an earlier one of that name); its path."""
+        path = self._inside(collection, safe_file_name(file_name))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(f".{path.name}.partial")
+        partial.write_bytes(content)
+        partial.replace(path)
+        return path
+
+    def find(self, collection: str, file_name: str) -> Path | None:
+        """The stored upload named ``file_name`` (a catalog name), if there is one."""
+        if safe_file_name(file_name) != file_name:
+            return None  # not a name an upload can have
+        path = self._inside(collection, file_name)
+        return path if path.is_file() else None
+
+    def remove(self, collection: str, file_name: str | None = None) -> None:
+        """One upload, or (``file_name`` None) all of a collection's."""
+        if file_name is not None:
+            path = self.find(collection, file_name)
+            if path is not None:
+                path.unlink()
+            return
+        folder = self.folder(collection)
+        if folder.is_dir():
+            for path in folder.iterdir():
+                if path.is_file():
+                    path.unlink()
+            folder.rmdir()
+
+    def _inside(self, collection: str, name: str) -> Path:
+        folder = self.folder(collection).resolve()
+        path = (folder / name).resolve()
+        if path.parent != folder:
+            raise ValueError(f"'{name}' is not a plain file name")
+        return path
