@@ -49,7 +49,7 @@ async def make_client(run_kb: Settings, fake_ollama: FakeOllama) -> AsyncIterato
         app = create_app(settings)
         async with app.router.lifespan_context(app):
             transport = httpx.ASGITransport(app=app)
-            async with httpx.AsyncClient(transport=transport, base_url="http://rabbithole") as client:
+            async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
                 yield client, app
 
     yield factory
