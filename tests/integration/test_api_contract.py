@@ -65,6 +65,9 @@ def test_a_bad_page_number_is_a_client_error(api: str, value: str) -> None:
 def test_unknown_paths_and_methods_have_the_error_shape(api: str) -> None:
     assert _error(httpx.get(f"{api}/api/nothing-here"), 404)["type"] == "HTTPError"
     assert _error(httpx.delete(f"{api}/health"), 405)["type"] == "HTTPError"
+    not_allowed = httpx.put(f"{api}/api/collections")
+    assert _error(not_allowed, 405)["type"] == "HTTPError"
+    assert set(not_allowed.headers["allow"].split(", ")) >= {"GET", "POST"}
 
 
 def test_a_server_error_carries_no_stack_trace(api: str) -> None:

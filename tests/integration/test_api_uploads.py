@@ -136,6 +136,14 @@ def test_uploads_need_an_existing_collection_and_unknown_jobs_are_404(api: str) 
         files=[("files", ("a.pdf", b"%PDF-1.7", "application/pdf"))],
     )
     assert missing.status_code == 404 and missing.json()["error"]["type"] == "CollectionNotFoundError"
+    httpx.post(f"{api}/api/collections", json={"name": "empty"})
+    nothing = httpx.post(
+        f"{api}/api/collections/empty/documents",
+        files=[("files", ("a.pdf", b"<html>", "application/pdf")), ("files", ("b.txt", b"x", "text/plain"))],
+    )
+    assert nothing.status_code == 422
+    message = nothing.json()["error"]["message"]
+    assert "a.pdf: not a PDF" in message and "b.txt.pdf: not a PDF" in message
     assert httpx.get(f"{api}/api/jobs/unknown").status_code == 404
 
 

@@ -5,6 +5,7 @@ errors (their HTTP status), validation errors (422), HTTP errors of the framewor
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -71,6 +72,20 @@ def _location(loc: tuple[Any, ...] | list[Any]) -> str:
     return ".".join(str(part) for part in loc)
 
 
+def allowed_methods(request: Request) -> list[str]:
+    """Every method the API documents at the request's path (the router names only one route's, and
+    there is one route a method), HEAD with GET."""
+    methods: set[str] = set()
+    paths: dict[str, dict[str, Any]] = request.app.openapi().get("paths", {})
+    for template, operations in paths.items():
+        pattern = re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(template))
+        if re.fullmatch(pattern, request.url.path):
+            methods |= {method.upper() for method in operations}
+    if "GET" in methods:
+        methods.add("HEAD")
+    return sorted(methods)
+
+
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RabbitholeError)
     async def _domain_error(_request: Request, exc: RabbitholeError) -> JSONResponse:
@@ -88,9 +103,12 @@ def install_error_handlers(app: FastAPI) -> None:
         return JSONResponse(status_code=422, content=error_body("ValidationError", message, details))
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         type_ = "RequestTooLarge" if exc.status_code == 413 else "HTTPError"
-        return error_response(exc.status_code, type_, str(exc.detail), headers=exc.headers)
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            headers["Allow"] = ", ".join(allowed_methods(request))
+        return error_response(exc.status_code, type_, str(exc.detail), headers=headers)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:

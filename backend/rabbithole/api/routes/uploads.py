@@ -15,7 +15,7 @@ from rabbithole.api.deps import JobsDep, ServicesDep
 from rabbithole.api.errors import responses
 from rabbithole.api.jobs import IngestJob, JobFile
 from rabbithole.api.routes.documents import DocumentId
-from rabbithole.core.errors import DocumentNotFoundError
+from rabbithole.core.errors import DocumentNotFoundError, InvalidRequestError
 from rabbithole.ingestion.uploads import is_pdf, safe_file_name
 from rabbithole.services import Services
 
@@ -39,7 +39,8 @@ async def upload_documents(
     services: ServicesDep,
     jobs: JobsDep,
 ) -> IngestJob:
-    """Store the PDFs and ingest them in the background; follow the job at GET /api/jobs/{id}."""
+    """Store the PDFs and ingest them in the background; follow the job at GET /api/jobs/{id}. Files that
+    are not PDFs (by content) or too large are listed as rejected; 422 when no file is left."""
     await run_in_threadpool(services.catalog.require_collection, name)
     limit = int(services.settings.ingestion.max_file_mb * 1024 * 1024)
     accepted: dict[str, bytes] = {}
@@ -55,6 +56,9 @@ async def upload_documents(
             rejected.append(JobFile(file_name=file_name, status="rejected", reason=reason))
         else:
             accepted[file_name] = content  # a later file of the same name replaces an earlier one
+    if not accepted:
+        reasons = "; ".join(f"{f.file_name}: {f.reason}" for f in rejected)
+        raise InvalidRequestError(f"no file of the upload can be ingested ({reasons})")
     stored = [
         (file_name, await run_in_threadpool(services.uploads.save, name, file_name, content))
         for file_name, content in accepted.items()
