@@ -140,15 +140,17 @@ class ResearchRunner:
             if resume is None:
                 raise RunStateError(f"run {run_id} waits for input ({pending.get('kind', 'answer')})")
             graph_input = Command(resume=resume)
-        elif snapshot.next:
-            if resume is not None:
-                raise RunStateError(f"run {run_id} does not wait for input")
-            graph_input = None  # continue from the last checkpoint
-        elif record.status != "done" and "result" in snapshot.values:
+        elif "result" in snapshot.values and not snapshot.next:
+            if record.status == "done":
+                raise RunStateError(f"run {run_id} is finished; there is nothing to resume")
             # the graph finished, but the process stopped before the registry recorded it
             return await self._settle(run_id, graph, config, on_event or (lambda _event: None))
         else:
-            raise RunStateError(f"run {run_id} is finished; there is nothing to resume")
+            # stopped between steps: a crash, an error, or a kill after a step's tasks wrote their results
+            # but before the next checkpoint (then ``next`` is empty although the graph goes on)
+            if resume is not None:
+                raise RunStateError(f"run {run_id} does not wait for input")
+            graph_input = None  # continue from the last checkpoint
         self.registry.update(run_id, status="running", error=None)
         sink = on_event or (lambda _event: None)
         try:

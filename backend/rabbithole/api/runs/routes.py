@@ -9,6 +9,7 @@ from fastapi import APIRouter, Query, Response, status
 from fastapi.responses import PlainTextResponse
 
 from rabbithole.api.deps import RunServiceDep
+from rabbithole.api.errors import responses
 from rabbithole.api.runs.schemas import CreateRun, ResumeBody, RunCreated, RunDeleted, RunDetail, RunPage
 from rabbithole.api.runs.views import run_detail
 from rabbithole.core.errors import RunStateError
@@ -16,15 +17,22 @@ from rabbithole.research.models import ResearchResult, RunStatus
 
 router = APIRouter(tags=["runs"])
 
-_ERRORS: dict[int, dict[str, Any]] = {
-    404: {"description": "No such run (or collection)."},
-    409: {"description": "The run is not in a state that allows this."},
-    422: {"description": "The request or payload is invalid (or does not fit the pending interrupt)."},
+_DESCRIPTIONS = {
+    404: "No such run (or collection).",
+    409: "The run is not in a state that allows this.",
+    422: "The request or payload is invalid (or does not fit the pending interrupt).",
 }
 
 
 def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
-    return {code: _ERRORS[code] for code in codes}
+    """The common error responses plus ``codes``, all with the one JSON error body (also on routes whose
+    success is not JSON), described for runs."""
+    ref = {"$ref": "#/components/schemas/ErrorResponse"}
+    out: dict[int | str, dict[str, Any]] = {}
+    for code, response in responses(*codes).items():
+        description = _DESCRIPTIONS.get(int(code), str(response["description"]))
+        out[code] = {"description": description, "content": {"application/json": {"schema": ref}}}
+    return out
 
 
 @router.post("/runs", status_code=status.HTTP_201_CREATED, responses=_errors(404, 422))

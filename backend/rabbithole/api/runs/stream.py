@@ -18,6 +18,7 @@ from fastapi import APIRouter, Header, Query
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from rabbithole.api.deps import RunServiceDep
+from rabbithole.api.errors import responses
 from rabbithole.api.runs.broker import CLOSED
 from rabbithole.api.runs.service import TERMINAL, RunService
 from rabbithole.core.errors import InvalidRequestError
@@ -46,22 +47,45 @@ EVENT_TYPES = (
     "done",
 )
 
+
+#: One server-sent event as the stream carries it: its type, its number and a JSON object as data.
+SSE_EVENT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "event": {"type": "string"},
+        "id": {"type": "string"},
+        "data": {"type": "string", "description": "A JSON object: the event's fields."},
+        "retry": {"type": "integer"},
+    },
+    "required": ["data"],
+}
+
+
+def _json_error(description: str) -> dict[str, Any]:
+    """An error answer of a streaming route: JSON (the one error body), not an event stream."""
+    ref = {"$ref": "#/components/schemas/ErrorResponse"}
+    return {"description": description, "content": {"application/json": {"schema": ref}}}
+
+
+_SSE_ERRORS: dict[int | str, dict[str, Any]] = {
+    **{code: _json_error(str(r["description"])) for code, r in responses().items()},
+    404: _json_error("No such run."),
+    422: _json_error("Bad Last-Event-ID or ?after."),
+}
 _SSE: dict[int | str, dict[str, Any]] = {
     200: {
         "description": "A stream of server-sent events: `id` is the event's number, `event` its type, "
         f"`data` a JSON object with `type`, `run_id`, `seq`, `created_at` and the event's fields. "
         f"Types: {', '.join(EVENT_TYPES)}.",
-        "content": {"text/event-stream": {"schema": {"type": "string"}}},
+        "content": {"text/event-stream": {"schema": SSE_EVENT_SCHEMA}},
     },
-    404: {"description": "No such run."},
-    422: {"description": "Bad Last-Event-ID or ?after."},
 }
 
 
 _SSE_GLOBAL: dict[str, Any] = {
     "description": "A stream of server-sent events: `ready` first, then `status`, `phase` and `deleted` "
     "changes with `data` {change, run_id, status, phase, seq}.",
-    "content": {"text/event-stream": {"schema": {"type": "string"}}},
+    "content": {"text/event-stream": {"schema": SSE_EVENT_SCHEMA}},
 }
 
 
@@ -107,7 +131,7 @@ def _start(after: int | None, last_event_id: str | None) -> int:
     return after or 0
 
 
-@router.get("/runs/events", response_class=EventSourceResponse, responses={200: _SSE_GLOBAL})
+@router.get("/runs/events", response_class=EventSourceResponse, responses={**_SSE_ERRORS, 200: _SSE_GLOBAL})
 async def run_list_changes(runs: RunServiceDep) -> EventSourceResponse:
     """Changes of the run list (live only), after a first ``ready`` event (subscribed), typed ``status``,
     ``phase`` or ``deleted``:
@@ -123,7 +147,7 @@ async def run_list_changes(runs: RunServiceDep) -> EventSourceResponse:
     return EventSourceResponse(changes(), ping=PING_S)
 
 
-@router.get("/runs/{run_id}/events", response_class=EventSourceResponse, responses=_SSE)
+@router.get("/runs/{run_id}/events", response_class=EventSourceResponse, responses={**_SSE_ERRORS, **_SSE})
 async def run_events(
     run_id: str,
     runs: RunServiceDep,
