@@ -55,13 +55,15 @@ def servers(kb: Path, tmp_path: Path) -> Iterator[list[str]]:
     try:
         for _ in range(2):
             port = free_port()
+            log = (tmp_path / f"server-{port}.log").open("w")  # shown when the server does not start
             process = subprocess.Popen(
                 [sys.executable, "-m", "rabbithole", "serve", "--port", str(port)],
                 env=_env(tmp_path / "data"),
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
                 text=True,
             )
+            log.close()  # the server holds its own copy of the file
             started.append((process, f"http://127.0.0.1:{port}"))
         for process, url in started:
             deadline = time.monotonic() + 180
@@ -71,7 +73,9 @@ def servers(kb: Path, tmp_path: Path) -> Iterator[list[str]]:
                     assert wait_ready(url)["ready"] is True
                     break
                 except httpx.TransportError:
-                    assert time.monotonic() < deadline, "the server did not start"
+                    assert time.monotonic() < deadline, "the server did not start: " + "".join(
+                        log.read_text() for log in tmp_path.glob("server-*.log")
+                    )
                     time.sleep(0.2)
         yield [url for _, url in started]
     finally:
