@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from rabbithole.core.config import IngestionSettings
 from rabbithole.core.models import Chunk, ParsedDocument, SectionSpan
+from rabbithole.core.text import trim_span
 
 #: a remainder below chunk_size * TAIL_SHARE joins the previous chunk of the same section
 TAIL_SHARE = 0.25
@@ -109,7 +110,7 @@ def _regions(text: str, sections: list[SectionSpan]) -> Iterator[_Region]:
 def split_span(text: str, start: int, end: int, size: int, overlap: int) -> list[tuple[int, int]]:
     """[start, end) cut into pieces of at most `size` characters (1 + TAIL_SHARE times for a merged tail),
     each trimmed of surrounding whitespace, consecutive pieces overlapping by at most `overlap`."""
-    start, end = _trim(text, start, end)
+    start, end = trim_span(text, start, end)
     if end <= start:
         return []
     pieces: list[tuple[int, int]] = []
@@ -123,24 +124,16 @@ def split_span(text: str, start: int, end: int, size: int, overlap: int) -> list
         if end - cut < min_tail and end - pos <= size + min_tail:
             pieces.append((pos, end))  # a tiny tail: keep it with this piece
             break
-        piece = _trim(text, pos, cut)
+        piece = trim_span(text, pos, cut)
         pieces.append(piece)
         nxt = _overlap_start(text, piece[1], overlap) if overlap else cut
-        nxt = _trim(text, nxt, end)[0]
+        nxt = trim_span(text, nxt, end)[0]
         if nxt <= pos:  # no progress possible with this overlap: continue without it
-            nxt = _trim(text, cut, end)[0]
+            nxt = trim_span(text, cut, end)[0]
         pos = nxt
         if pos >= end:
             break
     return pieces
-
-
-def _trim(text: str, start: int, end: int) -> tuple[int, int]:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
 
 
 def _best_break(text: str, pos: int, limit: int) -> int:

@@ -16,16 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Integer, String, Text, delete, func, select
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
+from sqlalchemy.orm import Mapped, mapped_column, sessionmaker
 
 from rabbithole.catalog.db import create_sqlite_engine
+from rabbithole.research.registry import ResearchBase
 
 
-class _Base(DeclarativeBase):
-    pass
-
-
-class RunEventRow(_Base):
+class RunEventRow(ResearchBase):
     __tablename__ = "run_events"
 
     run_id: Mapped[str] = mapped_column(String, primary_key=True)
@@ -65,7 +62,7 @@ class RunEventLog:
 
     def __init__(self, path: Path, busy_timeout_ms: int = 30_000) -> None:
         self.engine = create_sqlite_engine(path, busy_timeout_ms)
-        _Base.metadata.create_all(self.engine)
+        ResearchBase.metadata.create_all(self.engine)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
 
     def close(self) -> None:

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 
 from rabbithole.core.models import Chunk, SearchHit
 from rabbithole.references.provenance import ExpansionResult, TracedPassage
-from rabbithole.research.models import ChainStep, Passage
+from rabbithole.research.models import ChainStep, Passage, RetrievedPassage
 
 
 def from_chunk(chunk: Chunk, **extra: object) -> Passage:
@@ -78,3 +78,15 @@ def from_expansion(result: ExpansionResult) -> list[Passage]:
         )
         for p in result.passages
     ]
+
+
+def shown_passage(hit: SearchHit, snippet_chars: int = 400) -> RetrievedPassage:
+    """A search hit as the user is shown it (clarification rounds, the assessment): where, score, snippet."""
+    return RetrievedPassage(
+        chunk_id=hit.chunk.id,
+        document=hit.chunk.document,
+        page=hit.chunk.page,
+        section=hit.chunk.section,
+        score=round(hit.score, 4),
+        snippet=" ".join(hit.chunk.text.split())[:snippet_chars],
+    )

@@ -30,11 +30,11 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-class _Base(DeclarativeBase):
-    pass
+class ResearchBase(DeclarativeBase):
+    """The research tables (runs, their events) in the catalog database."""
 
 
-class RunRow(_Base):
+class RunRow(ResearchBase):
     __tablename__ = "research_runs"
 
     id: Mapped[str] = mapped_column(String, primary_key=True)
@@ -111,7 +111,7 @@ class RunRegistry:
 
     def __init__(self, path: Path, busy_timeout_ms: int = 30_000) -> None:
         self.engine = create_sqlite_engine(path, busy_timeout_ms)
-        _Base.metadata.create_all(self.engine)
+        ResearchBase.metadata.create_all(self.engine)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
 
     def close(self) -> None:

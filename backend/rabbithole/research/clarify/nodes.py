@@ -19,9 +19,8 @@ from rabbithole.research.models import (
     ClarificationInterrupt,
     ClarificationRound,
     QueryAnchor,
-    RetrievedPassage,
 )
-from rabbithole.research.passages import merge_hits
+from rabbithole.research.passages import merge_hits, shown_passage
 
 #: Passages of a round shown to the model and the user.
 SHOWN_PASSAGES = 8
@@ -76,17 +75,7 @@ async def search(state: ClarifyState, runtime: Runtime[ResearchContext]) -> dict
                 duplicates += 1
             seen.add(hit.chunk.id)
     merged = merge_hits(hit_lists)
-    shown = [
-        RetrievedPassage(
-            chunk_id=h.chunk.id,
-            document=h.chunk.document,
-            page=h.chunk.page,
-            section=h.chunk.section,
-            score=round(h.score, 4),
-            snippet=" ".join(h.chunk.text.split())[:SNIPPET_CHARS],
-        )
-        for h in merged[:SHOWN_PASSAGES]
-    ]
+    shown = [shown_passage(h, SNIPPET_CHARS) for h in merged[:SHOWN_PASSAGES]]
     best = max((h.similarity for h in merged if h.similarity is not None), default=0.0)
     return {
         "passages": shown,

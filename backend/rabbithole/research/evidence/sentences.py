@@ -27,6 +27,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from rabbithole.core.text import trim_span
+
 __all__ = ["ABBREVIATIONS", "SentenceSpan", "split_sentences"]
 
 
@@ -90,7 +92,7 @@ def split_sentences(text: str, offset: int = 0, *, max_chars: int = 500) -> list
         cuts = sorted(_boundaries(text, seg_start, seg_end))
         prev = seg_start
         for cut in [*cuts, seg_end]:
-            start, end = _trim(text, prev, cut)
+            start, end = trim_span(text, prev, cut)
             if start < end:
                 spans.extend(
                     SentenceSpan(offset + s, offset + e) for s, e in _limit(text, start, end, max_chars)
@@ -98,14 +100,6 @@ def split_sentences(text: str, offset: int = 0, *, max_chars: int = 500) -> list
             prev = max(prev, cut)
         seg_start = seg_end + 1
     return spans
-
-
-def _trim(text: str, start: int, end: int) -> tuple[int, int]:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
 
 
 def _boundaries(text: str, start: int, end: int) -> set[int]:
@@ -239,10 +233,10 @@ def _limit(text: str, start: int, end: int, max_chars: int) -> list[tuple[int, i
     pieces: list[tuple[int, int]] = []
     while end - start > max_chars:
         cut = _best_break(text, start, start + max_chars)
-        piece = _trim(text, start, cut)
+        piece = trim_span(text, start, cut)
         if piece[0] < piece[1]:
             pieces.append(piece)
-        start, end = _trim(text, cut, end)
+        start, end = trim_span(text, cut, end)
     if start < end:
         pieces.append((start, end))
     return pieces

@@ -14,8 +14,8 @@ from pydantic import ValidationError
 from rabbithole.research import events
 from rabbithole.research.context import ResearchContext
 from rabbithole.research.llm_step import ask
-from rabbithole.research.models import PlanProposal, ResearchResult, RetrievedPassage
-from rabbithole.research.passages import merge_hits
+from rabbithole.research.models import PlanProposal, ResearchResult
+from rabbithole.research.passages import merge_hits, shown_passage
 from rabbithole.research.run import prompts
 from rabbithole.research.run.assessment import decide
 from rabbithole.research.run.plan_edit import PlanEditError, apply_decision, proposed_plan
@@ -65,17 +65,7 @@ async def assess_search(state: RunState, runtime: Runtime[ResearchContext]) -> d
     floor = ctx.settings.assess_floor
     tops = [max((h.similarity or 0.0 for h in hits), default=0.0) for hits in hit_lists]
     merged = merge_hits(hit_lists)
-    shown = [
-        RetrievedPassage(
-            chunk_id=h.chunk.id,
-            document=h.chunk.document,
-            page=h.chunk.page,
-            section=h.chunk.section,
-            score=round(h.score, 4),
-            snippet=" ".join(h.chunk.text.split())[:400],
-        )
-        for h in merged[:ASSESS_SHOWN]
-    ]
+    shown = [shown_passage(h, 400) for h in merged[:ASSESS_SHOWN]]
     return {
         "assess_passages": shown,
         "assess_best": float(max(tops, default=0.0)),
