@@ -3,6 +3,7 @@ by offsets (verbatim by construction), tiered by relevance, entity match, depth 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -12,6 +13,8 @@ from rabbithole.research.evidence.numbering import NumberedSentence, group_runs
 from rabbithole.research.evidence.quotes import PageQuote, quotes_from_run
 from rabbithole.research.evidence.tiering import entity_match, tier_of
 from rabbithole.research.models import Evidence, Passage, QueryAnchor
+
+log = logging.getLogger(__name__)
 
 #: Gap (in sentences) bridged when the chosen sentences of one finding are grouped into one quote.
 MAX_GAP = 1
@@ -86,7 +89,8 @@ def _quotes(run: Sequence[NumberedSentence], pages: Sequence[PageText]) -> list[
     """One verbatim quote per page the run lies on (none when its offsets are on no page)."""
     try:
         return quotes_from_run(run, pages)
-    except ValueError:
+    except ValueError as exc:  # offsets of a stale chunk: no quote rather than a wrong one
+        log.warning("no quote for sentences %s: %s", [s.number for s in run], exc)
         return []
 
 

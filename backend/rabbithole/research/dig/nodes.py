@@ -21,7 +21,7 @@ from rabbithole.research.dig.schemas import TaskQueries, TaskSummaryDraft, extra
 from rabbithole.research.dig.selection import batches_of, select_passages
 from rabbithole.research.dig.state import DigState, ExtractInput
 from rabbithole.research.evidence.numbering import number_passages, render_numbered
-from rabbithole.research.llm_step import StepResult, ask, ask_sync, merge_counts
+from rabbithole.research.llm_step import StepResult, ask, ask_sync
 from rabbithole.research.models import Passage, TaskResult, TaskSummary
 from rabbithole.research.passages import from_expansion, from_hit, merge_hits
 
@@ -86,7 +86,7 @@ async def follow_references(state: DigState, runtime: Runtime[ResearchContext]) 
             return set(range(len(all_requests)))
         schema = gate_schema(len(lines))
         step: StepResult[Any] = ask_sync(ctx.llm, "gate", schema, prompts.gate_prompt(task, anchor, lines))
-        counts.update(merge_counts(counts, step.counts()))
+        counts["gate"] = counts.get("gate", 0) + step.requests
         warnings.extend(f"{w} (references at depth {depth} followed)" for w in step.warnings)
         follow = set(range(len(all_requests)))
         if step.value is not None:
