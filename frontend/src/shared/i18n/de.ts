@@ -102,6 +102,7 @@ export const de: Record<MessageKey, string> = {
   "run.warnings": "Warnungen ({n})",
 
   "clarify.title": "Rückfragen",
+  "clarify.history": "Frühere Runden ({n})",
   "clarify.round": "Runde {n}",
   "clarify.understanding": "Aktuelles Verständnis",
   "clarify.coverage": "Abdeckung",

@@ -100,6 +100,7 @@ export const en = {
   "run.warnings": "Warnings ({n})",
 
   "clarify.title": "Clarification",
+  "clarify.history": "Earlier rounds ({n})",
   "clarify.round": "Round {n}",
   "clarify.understanding": "Current understanding",
   "clarify.coverage": "Coverage",
