@@ -90,6 +90,7 @@ export const en = {
   "run.cancel": "Cancel run",
   "run.retry": "Retry run",
   "run.retryHint": "Fix the cause (see below), then “Retry run” continues from the last checkpoint.",
+  "run.answerToContinue": "The run stopped while it waited for your answer: answer below to continue it.",
   "run.failed": "The run stopped with an error",
   "run.unanswerable": "The documents may not answer this question",
   "run.phases": "Phases",

@@ -74,7 +74,11 @@ function RunView({ runId }: { runId: string }) {
 
   const answer = (body: ResumeBody) => resume.mutate(body, { onSuccess: () => reconnect() });
   const report = view.report ?? detail.data?.result ?? null;
-  const interrupt = view.lastSeq > 0 ? view.interrupt : ((detail.data?.interrupt ?? null) as typeof view.interrupt);
+  // A stopped run (cancelled, error) that was waiting for input still waits for that answer: the server
+  // keeps the interrupt, and answering it continues the run ({} is refused then).
+  const stopped = status === "cancelled" || status === "error";
+  const pendingOnServer = (detail.data?.interrupt ?? null) as typeof view.interrupt;
+  const interrupt = view.lastSeq > 0 && !stopped ? view.interrupt : pendingOnServer;
   const cite = Number(params.get("cite") ?? "");
   const openCitation = (n: number | null) =>
     setParams(
@@ -100,12 +104,13 @@ function RunView({ runId }: { runId: string }) {
           now={now}
           busy={cancel.isPending || resume.isPending}
           onCancel={() => cancel.mutate()}
-          onRetry={() => answer({})}
+          onRetry={interrupt === null ? () => answer({}) : null}
         />
         <p className="muted small" aria-live="polite">
           {state === "reconnecting" ? t("run.reconnecting") : state === "connecting" ? t("run.connecting") : ""}
         </p>
         <ErrorAlert error={cancel.error ?? resume.error} />
+        {stopped && interrupt !== null && <p className="alert alert-info">{t("run.answerToContinue")}</p>}
         <PhaseTimeline view={view} now={now} />
         {view.error && (
           <div role="alert" className="alert alert-error" data-testid="run-error">
