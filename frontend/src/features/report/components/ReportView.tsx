@@ -8,7 +8,7 @@ import { QualityPanel } from "./QualityPanel";
 import { SourcesList } from "./SourcesList";
 
 /** The finished report: Markdown with clickable citations, quality scores, sources, warnings, export. */
-export function ReportView({
+export default function ReportView({
   runId,
   result,
   onCite,

@@ -5,7 +5,6 @@ import { queryKeys } from "../../../shared/api/queryKeys";
 import { useI18n } from "../../../shared/i18n/i18n";
 import { ErrorAlert } from "../../../shared/ui/ErrorAlert";
 import { HealthBanner } from "../../health/components/HealthBanner";
-import { ReportView } from "../../report/components/ReportView";
 import { useCancelRun } from "../api/useCancelRun";
 import { useResumeRun } from "../api/useResumeRun";
 import { useRun } from "../api/useRun";
@@ -19,6 +18,8 @@ import { isActive, RunHeader } from "./RunHeader";
 import { TodoList } from "./TodoList";
 
 const CitationViewer = lazy(() => import("../../viewer/components/CitationViewer"));
+// The Markdown renderer is loaded with the first report shown.
+const ReportView = lazy(() => import("../../report/components/ReportView"));
 
 /** Refreshes the run's detail (LLM calls, todo) at most every `ms` while events arrive. */
 function useThrottledRefresh(runId: string, ms: number) {
@@ -148,7 +149,11 @@ function RunView({ runId }: { runId: string }) {
             </ul>
           </details>
         )}
-        {report && report.report_markdown && <ReportView runId={runId} result={report} onCite={openCitation} active={cite} />}
+        {report && report.report_markdown && (
+          <Suspense fallback={<p>{t("common.loading")}</p>}>
+            <ReportView runId={runId} result={report} onCite={openCitation} active={cite} />
+          </Suspense>
+        )}
       </div>
       {source && (
         <Suspense fallback={<aside className="viewer">{t("common.loading")}</aside>}>
