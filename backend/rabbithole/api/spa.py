@@ -1,0 +1,125 @@
+"""The built web app (frontend/dist) at `/`: its files, and index.html for every client route (a run's URL
+can be bookmarked and reloaded). The API's own paths (/api, /health and the API documentation) never fall
+back to the app, so they keep their JSON 404s.
+
+Behind a reverse proxy under a sub-path (server.root_path, e.g. /research), index.html is sent with
+``<base href="/research/">``: the app's relative asset and API URLs then resolve under the prefix from any
+client route (/research/runs/42 loads /research/assets/..., calls /research/api/...)."""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+from starlette.datastructures import Headers
+from starlette.responses import FileResponse, HTMLResponse, Response
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+#: Paths the API answers itself (exact paths and prefixes): never the web app.
+API_PATHS = ("/health", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc", "/api")
+API_PREFIXES = ("/api/", "/static-offline-docs/", "/docs/")
+
+#: Vite puts content-hashed files here: they never change under their name.
+HASHED_DIR = "assets/"
+IMMUTABLE = "public, max-age=31536000, immutable"
+REVALIDATE = "no-cache"
+
+_HEAD = re.compile(rb"<head[^>]*>", re.IGNORECASE)
+_LAST_SEGMENT_HAS_SUFFIX = re.compile(r"\.[A-Za-z0-9]{1,8}$")
+
+MISSING_BUILD_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Rabbithole: web app not built</title></head>
+<body style="font-family: sans-serif; max-width: 40em; margin: 3em auto; line-height: 1.5">
+<h1>The web app is not built</h1>
+<p>The API is running, but there is no built web app in <code>{web_dir}</code>.</p>
+<p>Build it with <code>make run</code> (builds it when missing or stale, then serves), or
+<code>cd frontend &amp;&amp; npm ci &amp;&amp; npm run build</code>; or point
+<code>RABBITHOLE_SERVER__WEB_DIR</code> at a build.</p>
+<p>The API itself works: <a href="api/collections">api/collections</a>, <a href="health">health</a>,
+<a href="docs">docs</a>.</p>
+</body></html>
+"""
+
+
+def default_web_dir() -> Path:
+    """frontend/dist of the source checkout this package runs from."""
+    return Path(__file__).resolve().parents[3] / "frontend" / "dist"
+
+
+def route_path(scope: Scope) -> str:
+    """The request's path below the root path (uvicorn puts the root path in front of ``path``)."""
+    path: str = scope.get("path", "")
+    root: str = scope.get("root_path", "")
+    if root and (path == root or path.startswith(root + "/")):
+        return path[len(root) :] or "/"
+    return path
+
+
+def is_api_path(path: str) -> bool:
+    """Whether the API answers ``path`` (a route path) itself."""
+    return path in API_PATHS or path.startswith(API_PREFIXES)
+
+
+def is_web_app_request(scope: Scope) -> bool:
+    """A GET or HEAD of a path outside the API: the web app's files and client routes. They carry no data
+    and load before the app can send a token, so the bearer token does not guard them."""
+    return (
+        scope["type"] == "http" and scope["method"] in ("GET", "HEAD") and not is_api_path(route_path(scope))
+    )
+
+
+def with_base(index: bytes, root_path: str) -> bytes:
+    """index.html with ``<base href="{root_path}/">`` as the first element of its head."""
+    tag = f'<base href="{html.escape(root_path, quote=True)}/">'.encode()
+    match = _HEAD.search(index)
+    if match is None:
+        return tag + index
+    return index[: match.end()] + tag + index[match.end() :]
+
+
+class WebAppMiddleware:
+    """Answers GET/HEAD requests outside the API from ``web_dir``; passes everything else on."""
+
+    def __init__(self, app: ASGIApp, web_dir: Path) -> None:
+        self.app = app
+        self.web_dir = web_dir.resolve()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if not is_web_app_request(scope):
+            await self.app(scope, receive, send)
+            return
+        response = self.respond(route_path(scope), scope.get("root_path", ""), Headers(scope=scope))
+        if response is None:
+            await self.app(scope, receive, send)  # the API's 404, in its error shape
+            return
+        await response(scope, receive, send)
+
+    def respond(self, path: str, root_path: str, headers: Headers) -> Response | None:
+        index = self.web_dir / "index.html"
+        if not index.is_file():
+            return HTMLResponse(
+                MISSING_BUILD_PAGE.format(web_dir=html.escape(str(self.web_dir))),
+                status_code=503,
+                headers={"Cache-Control": REVALIDATE},
+            )
+        relative = path.lstrip("/")
+        if relative and relative != "index.html":
+            file = (self.web_dir / relative).resolve()
+            if file.is_relative_to(self.web_dir) and file.is_file():
+                return self._file(file, relative, headers)
+            if _LAST_SEGMENT_HAS_SUFFIX.search(relative):
+                return None  # a missing file (e.g. an asset of an older build), not a client route
+        return Response(
+            with_base(index.read_bytes(), root_path),
+            media_type="text/html",
+            headers={"Cache-Control": REVALIDATE},
+        )
+
+    def _file(self, file: Path, relative: str, headers: Headers) -> Response:
+        cache = IMMUTABLE if relative.startswith(HASHED_DIR) else REVALIDATE
+        response = FileResponse(file, headers={"Cache-Control": cache}, stat_result=file.stat())
+        etag = response.headers.get("etag")
+        if etag is not None and etag in headers.get("if-none-match", ""):
+            return Response(status_code=304, headers={"ETag": etag, "Cache-Control": cache})
+        return response
