@@ -134,9 +134,18 @@ def test_the_api_under_the_prefix_keeps_its_json_404s_and_its_docs(behind_proxy:
     assert docs.status_code == 200 and f"{PREFIX}/openapi.json" in docs.text
 
 
+def test_the_app_at_the_prefix_root_is_served_as_built(behind_proxy: str) -> None:
+    """Relative URLs only, no <base>: it works under whatever prefix the proxy strips."""
+    page = httpx.get(behind_proxy)
+    assert page.status_code == 200 and page.text == INDEX
+    for asset in referenced_assets(page.text):
+        assert httpx.get(urljoin(behind_proxy, asset)).status_code == 200, asset
+
+
 def test_files_and_cache_headers_at_the_root(at_root: str) -> None:
     index = httpx.get(f"{at_root}/")
-    assert index.status_code == 200 and '<base href="/">' in index.text
+    assert index.status_code == 200 and index.text == INDEX
+    assert '<base href="/">' in httpx.get(f"{at_root}/runs/1").text
     assert index.headers["cache-control"] == "no-cache"
     assert httpx.get(f"{at_root}/index.html").text == index.text
     icon = httpx.get(f"{at_root}/favicon.svg")

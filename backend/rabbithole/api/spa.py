@@ -2,9 +2,10 @@
 can be bookmarked and reloaded). The API's own paths (/api, /health and the API documentation) never fall
 back to the app, so they keep their JSON 404s.
 
-Behind a reverse proxy under a sub-path (server.root_path, e.g. /research), index.html is sent with
-``<base href="/research/">``: the app's relative asset and API URLs then resolve under the prefix from any
-client route (/research/runs/42 loads /research/assets/..., calls /research/api/...)."""
+The app's URLs are relative to index.html (Vite base './', routes in the hash), so at the app's root it works
+under any prefix a proxy strips. Only index.html sent for a deeper path (a client route typed as a path,
+/research/runs/42) carries ``<base href="{root_path}/">`` (server.root_path, e.g. /research), so that its
+relative asset and API URLs still resolve under the prefix."""
 
 from __future__ import annotations
 
@@ -104,17 +105,15 @@ class WebAppMiddleware:
                 headers={"Cache-Control": REVALIDATE},
             )
         relative = path.lstrip("/")
+        page = index.read_bytes()
         if relative and relative != "index.html":
             file = (self.web_dir / relative).resolve()
             if file.is_relative_to(self.web_dir) and file.is_file():
                 return self._file(file, relative, headers)
             if _LAST_SEGMENT_HAS_SUFFIX.search(relative):
                 return None  # a missing file (e.g. an asset of an older build), not a client route
-        return Response(
-            with_base(index.read_bytes(), root_path),
-            media_type="text/html",
-            headers={"Cache-Control": REVALIDATE},
-        )
+            page = with_base(page, root_path)
+        return Response(page, media_type="text/html", headers={"Cache-Control": REVALIDATE})
 
     def _file(self, file: Path, relative: str, headers: Headers) -> Response:
         cache = IMMUTABLE if relative.startswith(HASHED_DIR) else REVALIDATE
