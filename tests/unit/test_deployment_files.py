@@ -45,18 +45,21 @@ def default_of(value: str) -> str:
     return re.sub(r"\$\{[A-Z_]+:-([^}]*)\}", r"\1", value)
 
 
-def test_compose_has_the_api_and_ollama_with_health_checks_and_named_volumes() -> None:
+def test_compose_has_the_api_the_proxy_and_ollama_with_health_checks_and_volumes() -> None:
     compose = load_yaml("docker-compose.yml")
     services = compose["services"]
-    assert set(services) == {"api", "ollama"}
+    assert set(services) == {"api", "proxy", "ollama"}
     declared = set(compose["volumes"])
     for name, service in services.items():
         health = service["healthcheck"]
         assert health["test"][0] == "CMD" and {"interval", "timeout", "retries"} <= set(health), name
         for mount in service["volumes"]:
             source, target = mount.split(":")[:2]
-            assert source in declared and target.startswith("/"), mount
+            assert target.startswith("/"), mount
+            assert (ROOT / source).is_file() if source.startswith("./") else source in declared, mount
     assert services["api"]["depends_on"]["ollama"]["condition"] == "service_healthy"
+    assert services["proxy"]["depends_on"]["api"]["condition"] == "service_healthy"
+    assert "ports" not in services["api"]  # reached through the proxy only
     assert services["ollama"]["image"].startswith("ollama/ollama")
     assert "ollama-models:/root/.ollama" in services["ollama"]["volumes"]
     assert {"ollama-models", "rabbithole-data", "rabbithole-kb"} == declared
@@ -87,6 +90,15 @@ def test_the_api_service_sets_real_settings_and_requires_a_token() -> None:
         "/health" in " ".join(api["healthcheck"]["test"])
         and "Authorization" in api["healthcheck"]["test"][-1]
     )
+
+
+def test_the_proxy_adds_the_token_and_streams_events() -> None:
+    proxy = load_yaml("docker-compose.yml")["services"]["proxy"]
+    assert proxy["environment"]["RABBITHOLE_TOKEN"].startswith("${RABBITHOLE_TOKEN:?")
+    assert proxy["ports"] == ["${RABBITHOLE_PUBLISH:-127.0.0.1:8000}:80"]
+    template = (ROOT / "deploy/nginx/default.conf.template").read_text(encoding="utf-8")
+    assert 'proxy_set_header Authorization "Bearer ${RABBITHOLE_TOKEN}";' in template
+    assert "proxy_pass http://api:8000;" in template and "proxy_buffering off;" in template
 
 
 def test_the_gpu_override_reserves_nvidia_devices_for_ollama() -> None:
