@@ -32,6 +32,8 @@ function instrument(): void {
   class Recorded extends Native {
     constructor(url: string | URL, init?: EventSourceInit) {
       super(url, init);
+      // Only a run's own stream (/api/runs/<id>/events), not the run list's (/api/runs/events).
+      const runStream = /\/api\/runs\/(?!events)[^/]+\/events/.test(String(url));
       const seen = new Set<string>();
       const original = this.addEventListener.bind(this);
       const record = (event: Event) => {
@@ -41,7 +43,7 @@ function instrument(): void {
       };
       // Stamp each event type the page listens to, before the page's own listener runs.
       this.addEventListener = ((type: string, listener: EventListenerOrEventListenerObject, options?: unknown) => {
-        if (!seen.has(type)) {
+        if (runStream && !seen.has(type)) {
           seen.add(type);
           original(type, record);
         }

@@ -1,10 +1,11 @@
 /**
  * The system under test, as a user runs it: the fake Ollama over HTTP (backend/rabbithole/devtools), the real
- * server (`.venv/bin/rabbithole serve`) on a free port with a temporary data directory and a collection
- * "laws" of two sample PDFs ingested by the CLI, serving the built web app (frontend/dist).
+ * server (`.venv/bin/rabbithole serve`) on a free port with a temporary data directory, serving the built web
+ * app (frontend/dist), and a collection "laws" of two sample PDFs uploaded over the API (uploaded PDFs are
+ * served, so citations open on the PDF page).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -69,11 +70,6 @@ function failure(process: Process, why: string): Error {
   return new Error(`${process.name}: ${why}\n--- its output ---\n${process.output.join('\n')}`);
 }
 
-async function finished(process: Process): Promise<void> {
-  const code = await new Promise<number | null>((resolve) => process.child.once('exit', resolve));
-  if (code !== 0) throw failure(process, `exited with ${code}`);
-}
-
 /** Polls ``url`` until ``ready`` accepts its answer; fails with the process's output if it dies first. */
 async function waitUntil(
   process: Process,
@@ -110,10 +106,6 @@ export async function startStack(): Promise<Stack> {
     throw new Error('frontend/dist is missing: run `npm run build` (or `make web`) first');
   }
   const root = await mkdtemp(path.join(tmpdir(), 'rabbithole-e2e-'));
-  const kb = path.join(root, 'kb', LAWS);
-  await mkdir(kb, { recursive: true });
-  for (const pdf of LAW_PDFS) await copyFile(path.join(sampleKb, pdf), path.join(kb, pdf));
-
   const ollamaPort = await freePort();
   const ollamaUrl = `http://127.0.0.1:${ollamaPort}`;
   const env = cleanEnv({
@@ -130,7 +122,6 @@ export async function startStack(): Promise<Stack> {
   };
   try {
     await waitUntil(fake, `${ollamaUrl}/api/version`, async (r) => r.ok, 60_000);
-    await finished(start('rabbithole ingest', rabbithole, ['ingest', kb, '--quiet'], env, root));
     const port = await freePort();
     const server = start('rabbithole serve', rabbithole, ['serve', '--port', String(port)], env, root);
     processes.push(server);
@@ -141,10 +132,42 @@ export async function startStack(): Promise<Stack> {
       async (r) => r.ok && ((await r.json()) as { status: string }).status !== 'starting',
       180_000,
     );
+    await uploadCollection(baseUrl, LAWS, LAW_PDFS);
     return { baseUrl, ollamaUrl, stop: stopAll };
   } catch (error) {
     await stopAll();
     throw error;
+  }
+}
+
+/** Creates collection ``name`` and uploads ``pdfs`` of kb/sample into it over the API; waits for the job. */
+export async function uploadCollection(baseUrl: string, name: string, pdfs: string[]): Promise<void> {
+  const created = await fetch(`${baseUrl}api/collections`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name }),
+  });
+  if (created.status !== 201) throw new Error(`creating ${name}: ${created.status} ${await created.text()}`);
+  const form = new FormData();
+  for (const pdf of pdfs) {
+    form.append('files', new Blob([await readFile(path.join(sampleKb, pdf))], { type: 'application/pdf' }), pdf);
+  }
+  const upload = await fetch(`${baseUrl}api/collections/${name}/documents`, { method: 'POST', body: form });
+  if (upload.status !== 202) throw new Error(`uploading to ${name}: ${upload.status} ${await upload.text()}`);
+  const job = (await upload.json()) as { id: string };
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    const state = (await (await fetch(`${baseUrl}api/jobs/${job.id}`)).json()) as {
+      status: string;
+      files: { file_name: string; status: string; reason: string | null }[];
+    };
+    if (state.status !== 'running' && state.status !== 'pending') {
+      const bad = state.files.filter((file) => file.status !== 'ingested');
+      if (bad.length > 0) throw new Error(`ingesting ${name}: ${JSON.stringify(bad)}`);
+      return;
+    }
+    if (Date.now() > deadline) throw new Error(`ingesting ${name}: job ${job.id} still ${state.status}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
 
