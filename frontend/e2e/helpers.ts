@@ -26,7 +26,11 @@ export interface RunDetail {
 
 /** Fills the New run page and starts the run; the run's id from the URL it lands on. */
 export async function startRun(page: Page, mode: 'interactive' | 'quick', collection = 'laws'): Promise<string> {
-  await page.goto(`${baseUrl()}#/runs/new`);
+  if (page.url().startsWith(baseUrl())) {
+    await page.getByRole('navigation').getByRole('link', { name: 'New run' }).click();
+  } else {
+    await page.goto(`${baseUrl()}#/runs/new`);
+  }
   await page.getByRole('textbox', { name: 'Question' }).fill(QUESTION);
   await page.getByRole('checkbox', { name: collection, exact: true }).check();
   await page.getByRole('radio', { name: mode === 'interactive' ? /Interactive/ : /Quick/ }).check();
