@@ -51,7 +51,7 @@ test('cancel a running run', async () => {
   await setModelLatency(ollamaUrl(), 0);
   await page.goto(`${baseUrl()}#/runs`);
   await page.getByTestId('runs-list').getByText('cancelled').first().waitFor();
-  await screenshot(page, 'runs');
+  await screenshot(page, 'runs-list');
   expect(errors).toEqual([]);
 });
 

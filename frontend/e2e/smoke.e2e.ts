@@ -24,5 +24,5 @@ test('the app loads at / and shows the runs page', async () => {
   await page.waitForLoadState('networkidle');
   expect(apiCalls.some((path) => path.startsWith('/api/'))).toBe(true);
   expect(errors).toEqual([]);
-  await screenshot(page, 'runs');
+  await screenshot(page, 'home');
 });
