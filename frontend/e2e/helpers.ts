@@ -24,15 +24,16 @@ export interface RunDetail {
   interrupt: { kind: string } | null;
 }
 
-/** Fills the New run page and starts the run; the run's id from the URL it lands on. */
-export async function startRun(page: Page, mode: 'interactive' | 'quick', collection = 'laws'): Promise<string> {
-  if (page.url().startsWith(baseUrl())) {
+/** Fills the New run page and starts the run on collection "laws"; the run's id from the URL it lands on.
+ * ``appUrl``: where the app is served (the server's own URL, or a proxy's). */
+export async function startRun(page: Page, mode: 'interactive' | 'quick', appUrl = baseUrl()): Promise<string> {
+  if (page.url().startsWith(appUrl)) {
     await page.getByRole('navigation').getByRole('link', { name: 'New run' }).click();
   } else {
-    await page.goto(`${baseUrl()}#/runs/new`);
+    await page.goto(`${appUrl}#/runs/new`);
   }
   await page.getByRole('textbox', { name: 'Question' }).fill(QUESTION);
-  await page.getByRole('checkbox', { name: collection, exact: true }).check();
+  await page.getByRole('checkbox', { name: 'laws', exact: true }).check();
   await page.getByRole('radio', { name: mode === 'interactive' ? /Interactive/ : /Quick/ }).check();
   await page.getByRole('button', { name: 'Start research' }).click();
   await page.waitForURL(/#\/runs\/[0-9a-f-]+$/);
