@@ -92,6 +92,7 @@ export const de: Record<MessageKey, string> = {
   "run.cancel": "Recherche abbrechen",
   "run.retry": "Recherche wiederholen",
   "run.retryHint": "Beheben Sie die Ursache (siehe unten); „Recherche wiederholen“ setzt am letzten Checkpoint fort.",
+  "run.answerToContinue": "Die Recherche wurde angehalten, während sie auf Ihre Antwort wartete: antworten Sie unten, um sie fortzusetzen.",
   "run.failed": "Die Recherche ist mit einem Fehler stehen geblieben",
   "run.unanswerable": "Die Dokumente beantworten diese Frage womöglich nicht",
   "run.phases": "Phasen",
@@ -102,6 +103,7 @@ export const de: Record<MessageKey, string> = {
   "run.warnings": "Warnungen ({n})",
 
   "clarify.title": "Rückfragen",
+  "clarify.history": "Frühere Runden ({n})",
   "clarify.round": "Runde {n}",
   "clarify.understanding": "Aktuelles Verständnis",
   "clarify.coverage": "Abdeckung",

@@ -90,6 +90,7 @@ export const en = {
   "run.cancel": "Cancel run",
   "run.retry": "Retry run",
   "run.retryHint": "Fix the cause (see below), then “Retry run” continues from the last checkpoint.",
+  "run.answerToContinue": "The run stopped while it waited for your answer: answer below to continue it.",
   "run.failed": "The run stopped with an error",
   "run.unanswerable": "The documents may not answer this question",
   "run.phases": "Phases",
@@ -100,6 +101,7 @@ export const en = {
   "run.warnings": "Warnings ({n})",
 
   "clarify.title": "Clarification",
+  "clarify.history": "Earlier rounds ({n})",
   "clarify.round": "Round {n}",
   "clarify.understanding": "Current understanding",
   "clarify.coverage": "Coverage",

@@ -3,7 +3,7 @@ import { useI18n } from "../../../shared/i18n/i18n";
 import { ErrorAlert } from "../../../shared/ui/ErrorAlert";
 import { useRegistry } from "../api/useRegistry";
 import { useReplaceRegistry } from "../api/useReplaceRegistry";
-import { registryDocuments, registryFile, userSynonyms } from "./registryFile";
+import { isUserSynonym, registryDocuments, registryFile, userSynonyms } from "./registryFile";
 
 /** The registry editor: the names references resolve to, per document, and the user's own synonyms. */
 export function RegistryEditor({ collection }: { collection: string }) {
@@ -27,7 +27,7 @@ export function RegistryEditor({ collection }: { collection: string }) {
       {documents.length > 0 && (
         <form onSubmit={submit}>
           {documents.map((d) => {
-            const auto = d.synonyms.filter((s) => s.source !== "user").map((s) => s.text);
+            const auto = d.synonyms.filter((s) => !isUserSynonym(s)).map((s) => s.text);
             const id = `synonyms-${d.file_name}`;
             return (
               <fieldset key={d.file_name} className="registry-doc">

@@ -7,7 +7,7 @@ export interface RegistryDocument {
   abbreviation: string;
   title_source?: string;
   abbreviation_source?: string;
-  synonyms: Array<{ text: string; kind: string; source?: string }>;
+  synonyms: Array<{ text: string; kind: string; source?: string; base?: string }>;
 }
 
 export function registryDocuments(registry: Record<string, unknown> | undefined): RegistryDocument[] {
@@ -15,9 +15,14 @@ export function registryDocuments(registry: Record<string, unknown> | undefined)
   return Array.isArray(documents) ? (documents as RegistryDocument[]) : [];
 }
 
+/** Whether a synonym is one the user typed (not a form the registry derived from one, which has a `base`). */
+export function isUserSynonym(synonym: RegistryDocument["synonyms"][number]): boolean {
+  return synonym.source === "user" && !synonym.base;
+}
+
 /** The user's synonyms of a document, one per line in the editor. */
 export function userSynonyms(document: RegistryDocument): string[] {
-  return document.synonyms.filter((s) => s.source === "user").map((s) => s.text);
+  return document.synonyms.filter(isUserSynonym).map((s) => s.text);
 }
 
 /**

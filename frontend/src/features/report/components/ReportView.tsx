@@ -2,12 +2,13 @@ import { useMemo } from "react";
 import type { ResearchResult } from "../../../api/generated/types.gen";
 import { apiUrl } from "../../../shared/api/base";
 import { useI18n } from "../../../shared/i18n/i18n";
+import { withoutSourcesSection } from "../lib/citations";
 import { ReportMarkdown } from "./ReportMarkdown";
 import { QualityPanel } from "./QualityPanel";
 import { SourcesList } from "./SourcesList";
 
 /** The finished report: Markdown with clickable citations, quality scores, sources, warnings, export. */
-export function ReportView({
+export default function ReportView({
   runId,
   result,
   onCite,
@@ -38,7 +39,7 @@ export function ReportView({
         </div>
       </div>
       {!result.answerable && <p className="alert alert-warning">{t("report.unanswerable")}</p>}
-      <ReportMarkdown markdown={result.report_markdown ?? ""} flagged={flagged} known={known} active={active} onCite={onCite} />
+      <ReportMarkdown markdown={withoutSourcesSection(result.report_markdown ?? "")} flagged={flagged} known={known} active={active} onCite={onCite} />
       {result.quality && <QualityPanel quality={result.quality} stats={result.citation_stats ?? {}} />}
       <SourcesList sources={sources} onCite={onCite} active={active} />
       {warnings.length > 0 && (

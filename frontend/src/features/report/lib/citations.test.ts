@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { citationNumber, remarkCitations, splitCitations } from "./citations";
+import { citationNumber, remarkCitations, splitCitations, withoutSourcesSection } from "./citations";
 
 describe("citation markers", () => {
   it("become links to #cite-n, adjacent ones each its own", () => {
@@ -25,5 +25,19 @@ describe("citation markers", () => {
     const paragraph = tree.children[0] as { children: Array<{ type: string }> };
     expect(paragraph.children.map((c) => c.type)).toEqual(["text", "link", "inlineCode"]);
     expect(tree.children[1]).toEqual({ type: "code", value: "[5]" });
+  });
+});
+
+describe("the report's sources section", () => {
+  const report = "# T\n\n## Grenzwerte\n\nDer Grenzwert beträgt 20 mSv [1].\n\n## Quellen\n\n[1] StrlSchG.pdf, S. 41 — \"Der Grenzwert\"\n\n[2] StrlSchV.pdf, S. 3";
+
+  it("is left out (the page lists the sources itself)", () => {
+    expect(withoutSourcesSection(report)).toBe("# T\n\n## Grenzwerte\n\nDer Grenzwert beträgt 20 mSv [1].");
+  });
+
+  it("a last section with prose stays", () => {
+    const prose = "# T\n\n## Fazit\n\n[1] gilt, aber nicht immer.\n\nMehr Text.";
+    expect(withoutSourcesSection(prose)).toBe(prose);
+    expect(withoutSourcesSection("no headings [1]")).toBe("no headings [1]");
   });
 });

@@ -78,7 +78,7 @@ export function ClarificationPanel({
 }) {
   const { t } = useI18n();
   const [answer, setAnswer] = useState("");
-  const earlier = history.filter((r) => r.round !== interrupt?.round && r.answer);
+  const earlier = history.filter((r) => r.round !== interrupt?.round);
   if (!interrupt && earlier.length === 0) return null;
 
   const submit = (event: FormEvent) => {
@@ -92,17 +92,20 @@ export function ClarificationPanel({
   return (
     <section className="panel" data-testid="clarification" aria-labelledby="clarify-title">
       <h2 id="clarify-title">{t("clarify.title")}</h2>
-      <ol className="chat">
+      <ol className="chat" aria-label={t("clarify.history", { n: earlier.length })}>
         {earlier.map((round) => (
           <li key={round.round}>
             <div className="bubble system">
+              <span className="muted small">{t("clarify.round", { n: round.round })}</span>
               <ul>
                 {round.questions.map((q) => (
                   <li key={q}>{q}</li>
                 ))}
               </ul>
             </div>
-            <div className="bubble user">{round.answer === END_CLARIFICATION ? t("clarify.ended") : round.answer}</div>
+            {round.answer && (
+              <div className="bubble user">{round.answer === END_CLARIFICATION ? t("clarify.ended") : round.answer}</div>
+            )}
           </li>
         ))}
       </ol>

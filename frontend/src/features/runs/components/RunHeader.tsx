@@ -23,7 +23,8 @@ export function RunHeader({
   view: RunView;
   now: number;
   onCancel: () => void;
-  onRetry: () => void;
+  /** null: the run continues by answering its pending interrupt, not by a retry. */
+  onRetry: (() => void) | null;
   busy: boolean;
 }) {
   const { t, formatDate } = useI18n();
@@ -56,7 +57,7 @@ export function RunHeader({
             {t("run.cancel")}
           </button>
         )}
-        {(status === "error" || status === "cancelled") && (
+        {(status === "error" || status === "cancelled") && onRetry !== null && (
           <button type="button" className="primary" onClick={onRetry} disabled={busy}>
             {t("run.retry")}
           </button>

@@ -5,7 +5,6 @@ import { queryKeys } from "../../../shared/api/queryKeys";
 import { useI18n } from "../../../shared/i18n/i18n";
 import { ErrorAlert } from "../../../shared/ui/ErrorAlert";
 import { HealthBanner } from "../../health/components/HealthBanner";
-import { ReportView } from "../../report/components/ReportView";
 import { useCancelRun } from "../api/useCancelRun";
 import { useResumeRun } from "../api/useResumeRun";
 import { useRun } from "../api/useRun";
@@ -19,6 +18,8 @@ import { isActive, RunHeader } from "./RunHeader";
 import { TodoList } from "./TodoList";
 
 const CitationViewer = lazy(() => import("../../viewer/components/CitationViewer"));
+// The Markdown renderer is loaded with the first report shown.
+const ReportView = lazy(() => import("../../report/components/ReportView"));
 
 /** Refreshes the run's detail (LLM calls, todo) at most every `ms` while events arrive. */
 function useThrottledRefresh(runId: string, ms: number) {
@@ -74,7 +75,11 @@ function RunView({ runId }: { runId: string }) {
 
   const answer = (body: ResumeBody) => resume.mutate(body, { onSuccess: () => reconnect() });
   const report = view.report ?? detail.data?.result ?? null;
-  const interrupt = view.lastSeq > 0 ? view.interrupt : ((detail.data?.interrupt ?? null) as typeof view.interrupt);
+  // A stopped run (cancelled, error) that was waiting for input still waits for that answer: the server
+  // keeps the interrupt, and answering it continues the run ({} is refused then).
+  const stopped = status === "cancelled" || status === "error";
+  const pendingOnServer = (detail.data?.interrupt ?? null) as typeof view.interrupt;
+  const interrupt = view.lastSeq > 0 && !stopped ? view.interrupt : pendingOnServer;
   const cite = Number(params.get("cite") ?? "");
   const openCitation = (n: number | null) =>
     setParams(
@@ -100,12 +105,13 @@ function RunView({ runId }: { runId: string }) {
           now={now}
           busy={cancel.isPending || resume.isPending}
           onCancel={() => cancel.mutate()}
-          onRetry={() => answer({})}
+          onRetry={interrupt === null ? () => answer({}) : null}
         />
         <p className="muted small" aria-live="polite">
           {state === "reconnecting" ? t("run.reconnecting") : state === "connecting" ? t("run.connecting") : ""}
         </p>
         <ErrorAlert error={cancel.error ?? resume.error} />
+        {stopped && interrupt !== null && <p className="alert alert-info">{t("run.answerToContinue")}</p>}
         <PhaseTimeline view={view} now={now} />
         {view.error && (
           <div role="alert" className="alert alert-error" data-testid="run-error">
@@ -143,7 +149,11 @@ function RunView({ runId }: { runId: string }) {
             </ul>
           </details>
         )}
-        {report && report.report_markdown && <ReportView runId={runId} result={report} onCite={openCitation} active={cite} />}
+        {report && report.report_markdown && (
+          <Suspense fallback={<p>{t("common.loading")}</p>}>
+            <ReportView runId={runId} result={report} onCite={openCitation} active={cite} />
+          </Suspense>
+        )}
       </div>
       {source && (
         <Suspense fallback={<aside className="viewer">{t("common.loading")}</aside>}>

@@ -28,7 +28,14 @@ export default function CitationViewer({ source, onClose }: { source: Source; on
   }, [source.n]);
 
   return (
-    <aside className="viewer" data-testid="citation-viewer" aria-labelledby="viewer-title">
+    <aside
+      className="viewer"
+      data-testid="citation-viewer"
+      aria-labelledby="viewer-title"
+      onKeyDown={(e) => {
+        if (e.key === "Escape") onClose();
+      }}
+    >
       <div className="page-head">
         <h2 id="viewer-title" tabIndex={-1} ref={heading}>
           {t("viewer.title", { n: source.n })}
