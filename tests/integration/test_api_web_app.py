@@ -166,11 +166,13 @@ def test_only_get_and_head_outside_the_api_reach_the_app(at_root: str) -> None:
         assert answer.status_code == 404 and "error" in answer.json(), path
 
 
-def test_files_outside_the_build_are_not_served(at_root: str, tmp_path: Path) -> None:
+def test_files_outside_the_build_are_not_served(at_root: str) -> None:
     for path in (
         "/..%2f..%2fetc/passwd",
         "/assets/..%2f..%2f..%2fetc/hostname",
         "/%2e%2e/data/catalog.sqlite3",
+        "/assets/%00.js",
+        "/runs%00/x",
     ):
         answer = httpx.get(f"{at_root}{path}")
         assert "root:" not in answer.text and answer.status_code in (200, 404), path

@@ -79,6 +79,16 @@ def with_base(index: bytes, root_path: str) -> bytes:
     return index[: match.end()] + tag + index[match.end() :]
 
 
+def _inside(web_dir: Path, relative: str) -> Path | None:
+    """The file ``relative`` names inside ``web_dir``; None when it is not a file there (outside it, a
+    folder, missing, or not a valid path such as one with a NUL byte)."""
+    try:
+        file = (web_dir / relative).resolve()
+        return file if file.is_relative_to(web_dir) and file.is_file() else None
+    except (OSError, ValueError):
+        return None
+
+
 class WebAppMiddleware:
     """Answers GET/HEAD requests outside the API from ``web_dir``; passes everything else on."""
 
@@ -107,8 +117,8 @@ class WebAppMiddleware:
         relative = path.lstrip("/")
         page = index.read_bytes()
         if relative and relative != "index.html":
-            file = (self.web_dir / relative).resolve()
-            if file.is_relative_to(self.web_dir) and file.is_file():
+            file = _inside(self.web_dir, relative)
+            if file is not None:
                 return self._file(file, relative, headers)
             if _LAST_SEGMENT_HAS_SUFFIX.search(relative):
                 return None  # a missing file (e.g. an asset of an older build), not a client route
