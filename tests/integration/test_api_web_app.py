@@ -202,3 +202,17 @@ def test_with_a_token_the_app_loads_but_the_api_needs_it(tmp_path: Path) -> None
         assert httpx.get(f"{url}/health").status_code == 401
         assert httpx.post(f"{url}/runs/1").status_code == 401
         assert httpx.get(f"{url}/api/collections", headers=auth).status_code == 200
+
+
+def test_routes_of_the_application_come_before_the_app(tmp_path: Path) -> None:
+    app = create_app(web_settings(tmp_path, build_web_app(tmp_path / "dist")))
+
+    @app.get("/status-page")
+    def status_page() -> dict[str, str]:
+        return {"page": "status"}
+
+    with serving(app) as url:
+        wait_ready(url)
+        assert httpx.get(f"{url}/status-page").json() == {"page": "status"}
+        assert httpx.head(f"{url}/status-page").headers["content-type"] == "application/json"
+        assert httpx.get(f"{url}/status-page/x").text == INDEX.replace("<head>", '<head><base href="/">')

@@ -1,6 +1,6 @@
 """The built web app (frontend/dist) at `/`: its files, and index.html for every client route (a run's URL
-can be bookmarked and reloaded). The API's own paths (/api, /health and the API documentation) never fall
-back to the app, so they keep their JSON 404s.
+can be bookmarked and reloaded). The API's own paths (/api, /health and the API documentation) and any
+path a route of the application answers never fall back to the app, so they keep their JSON errors.
 
 The app's URLs are relative to index.html (Vite base './', routes in the hash), so at the app's root it works
 under any prefix a proxy strips. Only index.html sent for a deeper path (a client route typed as a path,
@@ -15,6 +15,7 @@ from pathlib import Path
 
 from starlette.datastructures import Headers
 from starlette.responses import FileResponse, HTMLResponse, Response
+from starlette.routing import BaseRoute, Match
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 #: Paths the API answers itself (exact paths and prefixes): never the web app.
@@ -79,6 +80,13 @@ def with_base(index: bytes, root_path: str) -> bytes:
     return index[: match.end()] + tag + index[match.end() :]
 
 
+def _routed(scope: Scope) -> bool:
+    """Whether a route of the application answers the request's path (any method): routes come first."""
+    app = scope.get("app")
+    routes: list[BaseRoute] = list(getattr(getattr(app, "router", None), "routes", []))
+    return any(route.matches(scope)[0] != Match.NONE for route in routes)
+
+
 def _inside(web_dir: Path, relative: str) -> Path | None:
     """The file ``relative`` names inside ``web_dir``; None when it is not a file there (outside it, a
     folder, missing, or not a valid path such as one with a NUL byte)."""
@@ -97,7 +105,7 @@ class WebAppMiddleware:
         self.web_dir = web_dir.resolve()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if not is_web_app_request(scope):
+        if not is_web_app_request(scope) or _routed(scope):
             await self.app(scope, receive, send)
             return
         response = self.respond(route_path(scope), scope.get("root_path", ""), Headers(scope=scope))
