@@ -11,7 +11,18 @@ export function apiRoot(baseUri: string = document.baseURI): string {
   return root.href.replace(/\/$/, "");
 }
 
-/** An absolute URL for an API path given as in the OpenAPI document ("/api/runs/x/events"). */
+let configuredRoot: string | null = null;
+
+/** Sets the API root every request of the app uses (configureApiClient; tests point it elsewhere). */
+export function setApiRoot(root: string): void {
+  configuredRoot = root.replace(/\/$/, "");
+}
+
+/**
+ * An absolute URL for an API path given as in the OpenAPI document ("/api/runs/x/events"): under the root
+ * the generated client uses too (or the one next to `baseUri`, when given).
+ */
 export function apiUrl(path: string, baseUri?: string): string {
-  return `${apiRoot(baseUri)}${path.startsWith("/") ? path : `/${path}`}`;
+  const root = baseUri !== undefined ? apiRoot(baseUri) : (configuredRoot ?? apiRoot());
+  return `${root}${path.startsWith("/") ? path : `/${path}`}`;
 }

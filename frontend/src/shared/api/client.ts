@@ -1,9 +1,11 @@
 import { client } from "../../api/generated/client.gen";
-import { apiRoot } from "./base";
+import { apiRoot, setApiRoot } from "./base";
 
 /** Points the generated client at the API next to index.html (see base.ts). Called once at start-up. */
 export function configureApiClient(baseUri?: string): void {
-  client.setConfig({ baseUrl: apiRoot(baseUri) });
+  const root = apiRoot(baseUri);
+  setApiRoot(root);
+  client.setConfig({ baseUrl: root });
 }
 
 export { client };

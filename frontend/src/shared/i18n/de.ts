@@ -93,6 +93,8 @@ export const de: Record<MessageKey, string> = {
   "run.retry": "Recherche wiederholen",
   "run.retryHint": "Beheben Sie die Ursache (siehe unten); „Recherche wiederholen“ setzt am letzten Checkpoint fort.",
   "run.answerToContinue": "Die Recherche wurde angehalten, während sie auf Ihre Antwort wartete: antworten Sie unten, um sie fortzusetzen.",
+  "run.delete": "Recherche löschen",
+  "run.confirmDelete": "Diese Recherche abbrechen und löschen (mit Ereignissen und Bericht)?",
   "run.failed": "Die Recherche ist mit einem Fehler stehen geblieben",
   "run.unanswerable": "Die Dokumente beantworten diese Frage womöglich nicht",
   "run.phases": "Phasen",

@@ -91,6 +91,8 @@ export const en = {
   "run.retry": "Retry run",
   "run.retryHint": "Fix the cause (see below), then “Retry run” continues from the last checkpoint.",
   "run.answerToContinue": "The run stopped while it waited for your answer: answer below to continue it.",
+  "run.delete": "Delete run",
+  "run.confirmDelete": "Cancel and delete this run (its events and report)?",
   "run.failed": "The run stopped with an error",
   "run.unanswerable": "The documents may not answer this question",
   "run.phases": "Phases",

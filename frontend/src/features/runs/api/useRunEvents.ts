@@ -39,9 +39,14 @@ export interface RunEventsResult {
 /**
  * Follows a run's events: replays them from the start, then live; reconnects with `?after=` the last event
  * number after a network error; stops after the run's final event (done or error) until `reconnect()`.
- * Each event listener notifies `onEvent` too (the run page refreshes the run's detail from it).
+ * Each event listener notifies `onEvent` too (the run page refreshes the run's detail from it). Not
+ * `enabled` (the run does not exist): no stream.
  */
-export function useRunEvents(runId: string, onEvent?: (event: RunEvent) => void): RunEventsResult {
+export function useRunEvents(
+  runId: string,
+  onEvent?: (event: RunEvent) => void,
+  enabled = true,
+): RunEventsResult {
   const [log, dispatch] = useReducer(logReducer, EMPTY_LOG);
   const [state, setState] = useState<StreamState>("connecting");
   const [generation, setGeneration] = useState(0);
@@ -65,6 +70,7 @@ export function useRunEvents(runId: string, onEvent?: (event: RunEvent) => void)
   }, [runId]);
 
   useEffect(() => {
+    if (!enabled) return;
     const stream = new EventStream({
       url: () => apiUrl(`/api/runs/${encodeURIComponent(runId)}/events?after=${lastSeq.current}`),
       types: RUN_EVENT_TYPES,
@@ -83,7 +89,7 @@ export function useRunEvents(runId: string, onEvent?: (event: RunEvent) => void)
     });
     stream.start();
     return () => stream.stop();
-  }, [runId, generation]);
+  }, [runId, generation, enabled]);
 
   const reconnect = useCallback(() => {
     terminal.current = false;

@@ -17,6 +17,7 @@ export function RunHeader({
   now,
   onCancel,
   onRetry,
+  onDelete,
   busy,
 }: {
   detail: RunDetail;
@@ -25,6 +26,7 @@ export function RunHeader({
   onCancel: () => void;
   /** null: the run continues by answering its pending interrupt, not by a retry. */
   onRetry: (() => void) | null;
+  onDelete: () => void;
   busy: boolean;
 }) {
   const { t, formatDate } = useI18n();
@@ -62,6 +64,16 @@ export function RunHeader({
             {t("run.retry")}
           </button>
         )}
+        <button
+          type="button"
+          className="danger"
+          disabled={busy}
+          onClick={() => {
+            if (window.confirm(t("run.confirmDelete"))) onDelete();
+          }}
+        >
+          {t("run.delete")}
+        </button>
       </div>
     </header>
   );

@@ -1,11 +1,13 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { useParams, useSearchParams } from "react-router";
+import { useNavigate, useParams, useSearchParams } from "react-router";
+import { ApiError } from "../../../shared/api/errors";
 import { queryKeys } from "../../../shared/api/queryKeys";
 import { useI18n } from "../../../shared/i18n/i18n";
 import { ErrorAlert } from "../../../shared/ui/ErrorAlert";
 import { HealthBanner } from "../../health/components/HealthBanner";
 import { useCancelRun } from "../api/useCancelRun";
+import { useDeleteRun } from "../api/useDeleteRun";
 import { useResumeRun } from "../api/useResumeRun";
 import { useRun } from "../api/useRun";
 import { useRunEvents } from "../api/useRunEvents";
@@ -60,10 +62,13 @@ function RunView({ runId }: { runId: string }) {
   const [params, setParams] = useSearchParams();
   const detail = useRun(runId);
   const refresh = useThrottledRefresh(runId, 1000);
-  const { log, state, reconnect } = useRunEvents(runId, refresh);
+  const gone = detail.error instanceof ApiError && detail.error.status === 404;
+  const { log, state, reconnect } = useRunEvents(runId, refresh, !gone);
   const view = log.view;
   const resume = useResumeRun(runId);
   const cancel = useCancelRun(runId);
+  const remove = useDeleteRun();
+  const navigate = useNavigate();
   const status = view.status ?? detail.data?.run.status ?? null;
   const now = useNow(isActive(status));
 
@@ -103,14 +108,15 @@ function RunView({ runId }: { runId: string }) {
           detail={detail.data}
           view={view}
           now={now}
-          busy={cancel.isPending || resume.isPending}
+          busy={cancel.isPending || resume.isPending || remove.isPending}
+          onDelete={() => remove.mutate(runId, { onSuccess: () => navigate("/runs") })}
           onCancel={() => cancel.mutate()}
           onRetry={interrupt === null ? () => answer({}) : null}
         />
         <p className="muted small" aria-live="polite">
           {state === "reconnecting" ? t("run.reconnecting") : state === "connecting" ? t("run.connecting") : ""}
         </p>
-        <ErrorAlert error={cancel.error ?? resume.error} />
+        <ErrorAlert error={cancel.error ?? resume.error ?? remove.error} />
         {stopped && interrupt !== null && <p className="alert alert-info">{t("run.answerToContinue")}</p>}
         <PhaseTimeline view={view} now={now} />
         {view.error && (
