@@ -26,8 +26,8 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from rabbithole.api.runs.broker import EventBroker
-from rabbithole.api.runs.schemas import ClarificationAnswer, PlanAnswer, ResumeBody
-from rabbithole.core.errors import InvalidRequestError, RabbitholeError, RunFailedError, RunStateError
+from rabbithole.api.runs.schemas import ResumeBody, check_fits
+from rabbithole.core.errors import RabbitholeError, RunFailedError, RunStateError
 from rabbithole.research.context import RunOverrides
 from rabbithole.research.event_log import RunEvent, RunEventLog
 from rabbithole.research.models import RunMode, RunStatus
@@ -145,7 +145,7 @@ class RunService:
                 raise RunStateError(f"run {run_id} is being executed by another server process")
             try:
                 interrupt = (await self.runner.view(run_id)).interrupt
-                self._check_fits(run_id, interrupt, body)
+                check_fits(run_id, interrupt, body)
             except BaseException:
                 self.leases.release(run_id)
                 raise
@@ -297,21 +297,3 @@ class RunService:
         holder = self.leases.holder(run_id)
         if holder is not None and holder != self.leases.owner:
             raise RunStateError(f"run {run_id} is being executed by another server process ({holder})")
-
-    @staticmethod
-    def _check_fits(run_id: str, interrupt: dict[str, Any] | None, body: ResumeBody) -> None:
-        expected: dict[str, type[ClarificationAnswer | PlanAnswer]] = {
-            "clarification": ClarificationAnswer,
-            "plan": PlanAnswer,
-        }
-        if interrupt is None:
-            if isinstance(body, ClarificationAnswer | PlanAnswer):
-                raise RunStateError(f"run {run_id} does not wait for input; send {{}} to continue it")
-            return
-        kind = str(interrupt.get("kind", ""))
-        wanted = expected.get(kind)
-        if wanted is None or not isinstance(body, wanted):
-            shape = '{"answer": "..."}' if kind == "clarification" else '{"tasks": null | [...]}'
-            raise InvalidRequestError(
-                f"run {run_id} waits for a {kind} answer ({shape}); the payload does not fit it"
-            )
