@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from rabbithole.catalog.db import add_missing_columns, create_sqlite_engine
 from rabbithole.catalog.records import CollectionInfo, DocumentInfo, IngestProblem
+from rabbithole.catalog.source_paths import decode_source
 from rabbithole.catalog.tables import (
     Base,
     ChunkRow,
@@ -269,7 +270,8 @@ class Catalog:
         return {file_name: doc_id for file_name, doc_id in rows}
 
     def record_sources(self, collection: str, sources: dict[str, str]) -> None:
-        """Record where unchanged documents (file name → absolute path) were found by this ingestion."""
+        """Record where unchanged documents were found by this ingestion (file name → path as
+        ``source_paths.encode_source`` stores it)."""
         if not sources:
             return
         with self._sessions.begin() as session:
@@ -280,7 +282,7 @@ class Catalog:
                     .values(source_path=path)
                 )
 
-    def document_source(self, collection: str, file_name: str) -> tuple[str, int] | None:
+    def document_source(self, collection: str, file_name: str) -> tuple[Path, int] | None:
         """(source path, size in bytes) the document was ingested from; None if unknown."""
         with self._sessions() as session:
             row = session.execute(
@@ -288,9 +290,10 @@ class Catalog:
                     DocumentRow.collection_name == collection, DocumentRow.file_name == file_name
                 )
             ).first()
-        if row is None or not row[0]:
+        path = decode_source(str(row[0])) if row is not None else None
+        if row is None or path is None:
             return None
-        return str(row[0]), int(row[1])
+        return path, int(row[1])
 
     def locate_document(self, document_id: int) -> tuple[str, str]:
         """(collection, file name) of the document with this id; DocumentNotFoundError if there is none."""

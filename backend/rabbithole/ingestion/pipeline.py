@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from rabbithole.catalog.records import IngestProblem
+from rabbithole.catalog.source_paths import encode_source
 from rabbithole.core.config import IngestionSettings
 from rabbithole.core.errors import EmbeddingModelMismatchError, IngestionError
 from rabbithole.core.models import Chunk, ParsedDocument
@@ -201,7 +202,7 @@ class IngestionPipeline:
                 continue
             if known.get(file_name) == digest:
                 report.unchanged.append(file_name)
-                unchanged_sources[file_name] = str(path.resolve())
+                unchanged_sources[file_name] = encode_source(path)
             else:
                 pending.append((path, file_name, digest, size))
 
@@ -373,7 +374,7 @@ class IngestionPipeline:
             vectors.upsert(chunks, embeddings)
         language = self.language_of(language_sample(chunks)) if self.language_of and chunks else ""
         self.catalog.replace_document(
-            collection, parsed, digest, size, chunks, language=language, source_path=str(source.resolve())
+            collection, parsed, digest, size, chunks, language=language, source_path=encode_source(source)
         )
 
     def _remove(self, vectors: VectorCollection, collection: str, file_name: str) -> None:

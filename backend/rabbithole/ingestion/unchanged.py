@@ -16,6 +16,7 @@ from pathlib import Path
 
 from rabbithole.catalog.records import IngestProblem
 from rabbithole.catalog.snapshot import read_snapshot
+from rabbithole.catalog.source_paths import decode_source
 from rabbithole.ingestion.discovery import content_hash, discover, validate_collection_name
 from rabbithole.ingestion.pipeline import CollectionReport, IngestReport, source_problems
 from rabbithole.ingestion.registry_file import user_file_digest
@@ -38,8 +39,8 @@ def unchanged_report(
             return None  # a file was removed from the folder
         for file_path, file_name in zip(source.files, names, strict=True):
             known = snapshot.hashes.get(file_name)
-            recorded = snapshot.sources.get(file_name, "")
-            if not recorded or not Path(recorded).is_file():
+            recorded = decode_source(snapshot.sources.get(file_name, ""))
+            if recorded is None or not recorded.is_file():
                 return None  # moved, or ingested before sources were recorded: the full run records it
             try:
                 if known is None or content_hash(file_path) != known:

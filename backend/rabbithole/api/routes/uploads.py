@@ -5,7 +5,6 @@ is reported as rejected and the others are kept and ingested."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, File, UploadFile
@@ -102,7 +101,7 @@ def _pdf(services: Services, name: str, file_name: str) -> FileResponse:
         raise DocumentNotFoundError(f"no document '{file_name}' in collection '{name}'")
     source = services.catalog.document_source(name, file_name)
     if source is not None:
-        path, size = Path(source[0]), source[1]
+        path, size = source
         if not path.is_file() or path.stat().st_size != size:
             raise DocumentNotFoundError(
                 f"the PDF of '{file_name}' is no longer where it was ingested from, or it changed since; "
