@@ -16,6 +16,7 @@ MODULES = (
     "benchmarks.bench_references",
     "benchmarks.bench_research",
     "benchmarks.bench_web",
+    "benchmarks.bench_api",
 )
 
 

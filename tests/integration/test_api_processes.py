@@ -7,14 +7,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
-from fixtures.api_server import free_port, wait_ready
+from fixtures.api_server import start_server_process, stop_server_process
 from fixtures.pdfs import build_legal_pdf, build_report_pdf
 
 
@@ -50,38 +49,19 @@ def kb(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def servers(kb: Path, tmp_path: Path) -> Iterator[list[str]]:
-    """Two servers on the data directory of ``kb``."""
-    started: list[tuple[subprocess.Popen[str], str]] = []
+    """Two servers on the data directory of ``kb``, each on its own free port, ready, their output kept
+    (and shown when one does not start)."""
+    started: list[subprocess.Popen[str]] = []
+    urls: list[str] = []
     try:
-        for _ in range(2):
-            port = free_port()
-            log = (tmp_path / f"server-{port}.log").open("w")  # shown when the server does not start
-            process = subprocess.Popen(
-                [sys.executable, "-m", "rabbithole", "serve", "--port", str(port)],
-                env=_env(tmp_path / "data"),
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                text=True,
-            )
-            log.close()  # the server holds its own copy of the file
-            started.append((process, f"http://127.0.0.1:{port}"))
-        for process, url in started:
-            deadline = time.monotonic() + 180
-            while True:
-                assert process.poll() is None, "the server stopped"
-                try:
-                    assert wait_ready(url)["ready"] is True
-                    break
-                except httpx.TransportError:
-                    assert time.monotonic() < deadline, "the server did not start: " + "".join(
-                        log.read_text() for log in tmp_path.glob("server-*.log")
-                    )
-                    time.sleep(0.2)
-        yield [url for _, url in started]
+        for n in range(2):
+            process, url = start_server_process(_env(tmp_path / "data"), tmp_path / f"server-{n}.log")
+            started.append(process)
+            urls.append(url)
+        yield urls
     finally:
-        for process, _ in started:
-            process.terminate()
-            process.wait(timeout=30)
+        for process in started:
+            stop_server_process(process)
 
 
 def _documents(url: str, mode: str) -> list[str]:

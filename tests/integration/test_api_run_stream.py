@@ -54,6 +54,7 @@ class Server:
         self.env["RABBITHOLE_STORAGE__DATA_DIR"] = str(settings.storage.data_dir)
         self.env["RABBITHOLE_LLM__BASE_URL"] = ollama.url
         self.env["RABBITHOLE_LLM__REQUEST_TIMEOUT_S"] = "20"
+        self.env["RABBITHOLE_RESEARCH__RUN_LEASE_S"] = "2"  # a killed server's runs are taken over in 2 s
         self.process: subprocess.Popen[bytes] | None = None
         self.url = ""
 

@@ -15,7 +15,7 @@ from rabbithole import __version__
 from rabbithole.api.errors import install_error_handlers
 from rabbithole.api.jobs import JobRegistry
 from rabbithole.api.readiness import Readiness
-from rabbithole.api.routes import collections, documents, health, references, search, uploads
+from rabbithole.api.routes import collections, documents, health, job_stream, references, search, uploads
 from rabbithole.api.runs import routes as run_routes
 from rabbithole.api.runs import stream as run_stream
 from rabbithole.api.runs.service import RunService
@@ -70,6 +70,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(collections.router, prefix="/api")
     app.include_router(documents.router, prefix="/api")
     app.include_router(uploads.router, prefix="/api")
+    app.include_router(job_stream.router, prefix="/api")
     app.include_router(references.router, prefix="/api")
     app.include_router(search.router, prefix="/api")
     app.include_router(run_stream.router, prefix="/api")  # before /runs/{run_id}: /runs/events is a stream

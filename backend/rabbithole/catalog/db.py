@@ -28,13 +28,17 @@ def create_sqlite_engine(path: Path, busy_timeout_ms: int = 30_000) -> Engine:
 
 
 #: Columns added after a catalog was first created: (table, column, SQL type and default).
-ADDED_COLUMNS = (("documents", "language", "VARCHAR NOT NULL DEFAULT ''"),)
+ADDED_COLUMNS = (
+    ("documents", "language", "VARCHAR NOT NULL DEFAULT ''"),
+    ("documents", "source_path", "TEXT NOT NULL DEFAULT ''"),
+)
 
 
-def add_missing_columns(engine: Engine) -> None:
-    """Bring a catalog created by an older version up to date (SQLite ALTER TABLE ADD COLUMN)."""
+def add_missing_columns(engine: Engine, columns: tuple[tuple[str, str, str], ...] = ADDED_COLUMNS) -> None:
+    """Bring a catalog created by an older version up to date (SQLite ALTER TABLE ADD COLUMN):
+    ``columns`` are (table, column, SQL type and default); a table that does not exist is left alone."""
     with engine.begin() as conn:
-        for table, column, definition in ADDED_COLUMNS:
+        for table, column, definition in columns:
             existing = {row[1] for row in conn.execute(text(f"PRAGMA table_info({table})"))}
             if existing and column not in existing:
                 conn.execute(text(f"ALTER TABLE {table} ADD COLUMN {column} {definition}"))

@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from rabbithole.catalog.db import add_missing_columns, create_sqlite_engine
 from rabbithole.catalog.records import CollectionInfo, DocumentInfo, IngestProblem
+from rabbithole.catalog.source_paths import decode_source
 from rabbithole.catalog.tables import (
     Base,
     ChunkRow,
@@ -161,8 +162,10 @@ class Catalog:
         chunks: Sequence[Chunk],
         *,
         language: str = "",
+        source_path: str = "",
     ) -> None:
-        """Insert or replace one document with its pages and chunks, atomically."""
+        """Insert or replace one document with its pages and chunks, atomically. ``source_path``: the file
+        it was read from (served as the document's PDF)."""
         with self._sessions.begin() as session:
             session.execute(
                 delete(DocumentRow).where(
@@ -180,6 +183,7 @@ class Catalog:
                 is_legal=parsed.is_legal,
                 language=language,
                 warnings_json=json.dumps(parsed.warnings, ensure_ascii=False),
+                source_path=source_path,
             )
             session.add(row)
             session.flush()
@@ -264,6 +268,32 @@ class Catalog:
                 select(DocumentRow.file_name, DocumentRow.id).where(DocumentRow.collection_name == collection)
             ).all()
         return {file_name: doc_id for file_name, doc_id in rows}
+
+    def record_sources(self, collection: str, sources: dict[str, str]) -> None:
+        """Record where unchanged documents were found by this ingestion (file name → path as
+        ``source_paths.encode_source`` stores it)."""
+        if not sources:
+            return
+        with self._sessions.begin() as session:
+            for file_name, path in sources.items():
+                session.execute(
+                    update(DocumentRow)
+                    .where(DocumentRow.collection_name == collection, DocumentRow.file_name == file_name)
+                    .values(source_path=path)
+                )
+
+    def document_source(self, collection: str, file_name: str) -> tuple[Path, int] | None:
+        """(source path, size in bytes) the document was ingested from; None if unknown."""
+        with self._sessions() as session:
+            row = session.execute(
+                select(DocumentRow.source_path, DocumentRow.size_bytes).where(
+                    DocumentRow.collection_name == collection, DocumentRow.file_name == file_name
+                )
+            ).first()
+        path = decode_source(str(row[0])) if row is not None else None
+        if row is None or path is None:
+            return None
+        return path, int(row[1])
 
     def locate_document(self, document_id: int) -> tuple[str, str]:
         """(collection, file name) of the document with this id; DocumentNotFoundError if there is none."""

@@ -1,5 +1,5 @@
 """A light, read-only look at one collection in the catalog, with the standard library's sqlite3 instead of
-SQLAlchemy: what a re-run of ingestion needs to tell that nothing changed (the files' hashes, the
+SQLAlchemy: what a re-run of ingestion needs to tell that nothing changed (the files' hashes and paths, the
 problems recorded last time, the registry file's digest), without the cost of loading the ORM.
 
 Only reads; the schema is the one `catalog/tables.py` defines (a test checks both agree).
@@ -20,6 +20,7 @@ class CollectionSnapshot:
     hashes: dict[str, str]  # file name -> content hash
     problems: tuple[IngestProblem, ...]  # as recorded by the last run, ordered by file name
     registry_user_file_sha256: str
+    sources: dict[str, str]  # file name -> the path it was ingested from ("" = not recorded)
 
 
 def read_snapshot(
@@ -41,11 +42,12 @@ def read_snapshot(
         ).fetchone()
         if registry is None:
             return None
-        hashes = dict(
-            connection.execute(
-                "SELECT file_name, content_hash FROM documents WHERE collection_name = ?", (collection,)
-            ).fetchall()
-        )
+        rows = connection.execute(
+            "SELECT file_name, content_hash, source_path FROM documents WHERE collection_name = ?",
+            (collection,),
+        ).fetchall()
+        hashes = {file_name: digest for file_name, digest, _ in rows}
+        sources = {file_name: source for file_name, _, source in rows}
         problems = tuple(
             IngestProblem(file_name, kind, reason, severity)
             for file_name, kind, reason, severity in connection.execute(
@@ -60,4 +62,4 @@ def read_snapshot(
     finally:
         connection.close()
     digest = data.get("user_file_sha256", "") if isinstance(data, dict) else ""
-    return CollectionSnapshot(hashes, problems, str(digest))
+    return CollectionSnapshot(hashes, problems, str(digest), sources)

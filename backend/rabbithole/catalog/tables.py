@@ -47,6 +47,8 @@ class DocumentRow(Base):
     is_legal: Mapped[bool] = mapped_column(default=False)
     language: Mapped[str] = mapped_column(String, default="")  # ISO 639-1, "" = unknown
     warnings_json: Mapped[str] = mapped_column(Text, default="[]")
+    # the file the ingesting process read (catalog/source_paths.py; never given by a client); "" = unknown
+    source_path: Mapped[str] = mapped_column(Text, default="")
     ingested_at: Mapped[datetime] = mapped_column(default=utcnow)
 
     collection: Mapped[CollectionRow] = relationship(back_populates="documents")

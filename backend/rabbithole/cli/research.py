@@ -98,6 +98,12 @@ def register(app: typer.Typer) -> None:
         k: int | None = typer.Option(None, "--k", "-k", min=1, max=100, help="Hits per query."),
         model: str | None = typer.Option(None, "--model", help="Chat model for this run."),
         concurrency: int | None = typer.Option(None, "--concurrency", min=1, max=32, help="Parallel tasks."),
+        server: str | None = typer.Option(
+            None, "--server", help="Run it on a Rabbithole server (e.g. http://127.0.0.1:8000) over its API."
+        ),
+        token: str | None = typer.Option(
+            None, "--token", envvar="RABBITHOLE_API_TOKEN", help="The server's bearer token (server.token)."
+        ),
     ) -> None:
         """Research a question over a collection: clarify, plan, dig, and a cited report."""
         if resume is None and (not question or not question.strip()):
@@ -111,11 +117,18 @@ def register(app: typer.Typer) -> None:
             for key, value in {"depth": depth, "k": k, "model": model, "concurrency": concurrency}.items()
             if value is not None
         }
-        result = asyncio.run(_research(question, collection, mode, yes, resume, overrides))
+        if server:
+            from rabbithole.cli.research_remote import research_remote
+
+            remote = research_remote(server, token, question, collection, mode, yes, resume, overrides)
+            result, markdown = remote.result, remote.markdown
+        else:
+            result = asyncio.run(_research(question, collection, mode, yes, resume, overrides))
+            markdown = result.report_markdown
         if as_json:
             typer.echo(result.model_dump_json(indent=2))
         elif as_markdown:
-            typer.echo(result.report_markdown)
+            typer.echo(markdown)
         else:
             console = Console()
             console.print(Markdown(result.report_markdown))

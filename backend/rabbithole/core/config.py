@@ -316,6 +316,15 @@ class ResearchSettings(BaseModel):
         description="At server start, resume runs a stopped process left running (false: mark them error, "
         "resumable with POST /api/runs/{id}/resume).",
     )
+    run_lease_s: float = Field(
+        30.0,
+        ge=1.0,
+        le=3600.0,
+        description="Seconds a server's claim on a run lasts unless renewed (every third of it): servers on "
+        "one data directory never execute one run twice; the runs of a server that died are taken over once "
+        "its claims expire. Longer than the longest stall of a busy server (a run of a process stalled for "
+        "longer may be taken over while it still executes).",
+    )
 
 
 #: Host names a local server answers to whatever else is allowed.

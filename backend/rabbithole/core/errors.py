@@ -127,3 +127,10 @@ class RunFailedError(RabbitholeError):
 
     http_status = 502
     exit_code = 70
+
+
+class ServerUnavailableError(RabbitholeError):
+    """A Rabbithole server (``rabbithole research --server URL``) could not be reached or failed."""
+
+    http_status = 502
+    exit_code = 69  # EX_UNAVAILABLE

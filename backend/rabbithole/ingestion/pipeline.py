@@ -12,9 +12,10 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rabbithole.catalog.records import IngestProblem
+from rabbithole.catalog.source_paths import encode_source
 from rabbithole.core.config import IngestionSettings
 from rabbithole.core.errors import EmbeddingModelMismatchError, IngestionError
 from rabbithole.core.models import Chunk, ParsedDocument
@@ -47,13 +48,16 @@ class TokenCounter(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class IngestEvent:
-    """Progress: `stage` is "file" (a file finished) or "collection" (a collection finished)."""
+    """Progress: `stage` is "parsing" (a file is being read), "embedding" (its passages are being
+    embedded), "stored" (its passages and vectors are written), "file" (a file finished: ``error`` says why
+    it failed, empty when it did not) or "collection" (a collection finished)."""
 
     stage: str
     collection: str
     done: int
     total: int
     file_name: str = ""
+    error: str = ""
 
 
 @dataclass(slots=True)
@@ -187,6 +191,7 @@ class IngestionPipeline:
         known = self.catalog.document_hashes(name) if existing else {}
 
         pending: list[tuple[Path, str, str, int]] = []
+        unchanged_sources: dict[str, str] = {}
         report.problems.extend(source_problems(source))
         for path in source.files:
             file_name = source.file_name(path)
@@ -197,6 +202,7 @@ class IngestionPipeline:
                 continue
             if known.get(file_name) == digest:
                 report.unchanged.append(file_name)
+                unchanged_sources[file_name] = encode_source(path)
             else:
                 pending.append((path, file_name, digest, size))
 
@@ -206,6 +212,7 @@ class IngestionPipeline:
             vectors = self.store.open(name, self.embedder, create=True)
             self.catalog.ensure_collection(name, self.embedder.model_id, self.embedder.dim)
 
+        self.catalog.record_sources(name, unchanged_sources)  # the folder may have moved since
         total = len(source.files)
         if pending:
             self._ingest_files(vectors, name, pending, known, report, progress, total)
@@ -260,10 +267,20 @@ class IngestionPipeline:
             ahead: deque[tuple[tuple[Path, str, str, int], Future[Prepared]]] = deque()
             upcoming = iter(pending)
 
+            def prepare(path: Path, file_name: str) -> Prepared:
+                if progress:
+                    progress(IngestEvent("parsing", collection, len(report.unchanged), total, file_name))
+                return self._prepare(collection, path, file_name)
+
+            def store(file_name: str, *args: Any) -> None:
+                self._store(*args)
+                if progress:
+                    progress(IngestEvent("stored", collection, len(report.unchanged), total, file_name))
+
             def read_next() -> None:
                 item = next(upcoming, None)
                 if item is not None:
-                    ahead.append((item, reader.submit(self._prepare, collection, item[0], item[1])))
+                    ahead.append((item, reader.submit(prepare, item[0], item[1])))
 
             for _ in range(READ_AHEAD):
                 read_next()
@@ -273,11 +290,13 @@ class IngestionPipeline:
             self._load_embedder()  # while the reader parses the first files
             index = 0
             while ahead:
-                (_path, file_name, digest, size), future = ahead.popleft()
+                (path, file_name, digest, size), future = ahead.popleft()
                 read_next()
                 index += 1
                 outcome = future.result()
+                error = ""
                 if isinstance(outcome, IngestProblem):
+                    error = outcome.reason
                     report.problems.append(outcome)
                     if file_name in known:  # the new version is unreadable: the stale one must not be found
                         writes.append(writer.submit(self._remove, vectors, collection, file_name))
@@ -287,6 +306,9 @@ class IngestionPipeline:
                     report.problems.extend(
                         IngestProblem(file_name, "warning", w, "warning") for w in parsed.warnings
                     )
+                    if progress:
+                        done = len(report.unchanged) + index - 1
+                        progress(IngestEvent("embedding", collection, done, total, file_name))
                     embed_started = time.perf_counter()
                     embeddings = (
                         self.embedder.embed_documents([embedding_input(parsed, c) for c in chunks])
@@ -296,14 +318,24 @@ class IngestionPipeline:
                     report.embed_seconds += time.perf_counter() - embed_started
                     writes.append(
                         writer.submit(
-                            self._store, vectors, collection, parsed, chunks, embeddings, digest, size
+                            store,
+                            file_name,
+                            vectors,
+                            collection,
+                            parsed,
+                            chunks,
+                            embeddings,
+                            digest,
+                            size,
+                            path,
                         )
                     )
                     (report.updated if file_name in known else report.added).append(file_name)
                     report.pages += len(parsed.pages)
                     report.chunks += len(chunks)
                 if progress:
-                    progress(IngestEvent("file", collection, len(report.unchanged) + index, total, file_name))
+                    done = len(report.unchanged) + index
+                    progress(IngestEvent("file", collection, done, total, file_name, error))
             for write in writes:
                 write.result()  # a failing store is not a bad file: it stops the run
 
@@ -333,6 +365,7 @@ class IngestionPipeline:
         embeddings: npt.NDArray[np.float32],
         digest: str,
         size: int,
+        source: Path,
     ) -> None:
         # Vectors first: if the process dies before the catalog commit, the file's old hash stays recorded
         # and the next run ingests it again.
@@ -340,7 +373,9 @@ class IngestionPipeline:
         if chunks:
             vectors.upsert(chunks, embeddings)
         language = self.language_of(language_sample(chunks)) if self.language_of and chunks else ""
-        self.catalog.replace_document(collection, parsed, digest, size, chunks, language=language)
+        self.catalog.replace_document(
+            collection, parsed, digest, size, chunks, language=language, source_path=encode_source(source)
+        )
 
     def _remove(self, vectors: VectorCollection, collection: str, file_name: str) -> None:
         vectors.delete_document(file_name)

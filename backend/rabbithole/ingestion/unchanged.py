@@ -1,7 +1,8 @@
 """The light path of a re-run: tell, without loading the catalog's ORM, the vector store or any model,
 that a folder is exactly as the index holds it, and report it.
 
-A collection is unchanged when it exists, every file's content hash matches the catalog, no file was
+A collection is unchanged when it exists, every file's content hash matches the catalog and the file it was
+ingested from is still there (else the full run records where it is now, for serving its PDF), no file was
 removed (the folder is scanned whole), the problems the scan reports are those recorded last time, and the
 collection's registry.yaml has the recorded digest. Then the full pipeline would write nothing, and its
 report is the one built here. In every other case `unchanged_report` returns None and the caller runs the
@@ -15,6 +16,7 @@ from pathlib import Path
 
 from rabbithole.catalog.records import IngestProblem
 from rabbithole.catalog.snapshot import read_snapshot
+from rabbithole.catalog.source_paths import decode_source
 from rabbithole.ingestion.discovery import content_hash, discover, validate_collection_name
 from rabbithole.ingestion.pipeline import CollectionReport, IngestReport, source_problems
 from rabbithole.ingestion.registry_file import user_file_digest
@@ -37,6 +39,9 @@ def unchanged_report(
             return None  # a file was removed from the folder
         for file_path, file_name in zip(source.files, names, strict=True):
             known = snapshot.hashes.get(file_name)
+            recorded = decode_source(snapshot.sources.get(file_name, ""))
+            if recorded is None or not recorded.is_file():
+                return None  # moved, or ingested before sources were recorded: the full run records it
             try:
                 if known is None or content_hash(file_path) != known:
                     return None

@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import Integer, String, Text, func, select
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
-from rabbithole.catalog.db import create_sqlite_engine
+from rabbithole.catalog.db import add_missing_columns, create_sqlite_engine
 from rabbithole.core.errors import RunNotFoundError
 from rabbithole.research.models import ResearchResult, RunMode, RunStatus, RunSummary
 
@@ -50,6 +50,16 @@ class RunRow(ResearchBase):
     result_json: Mapped[str | None] = mapped_column(Text, nullable=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+    # the server process executing (or about to execute) the run, until lease_until (run_lease.py)
+    owner: Mapped[str | None] = mapped_column(String, nullable=True)
+    lease_until: Mapped[datetime | None] = mapped_column(nullable=True)
+
+
+#: Columns added to research_runs after it was first created: (table, column, SQL type and default).
+ADDED_RUN_COLUMNS = (
+    ("research_runs", "owner", "VARCHAR"),
+    ("research_runs", "lease_until", "DATETIME"),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +122,7 @@ class RunRegistry:
     def __init__(self, path: Path, busy_timeout_ms: int = 30_000) -> None:
         self.engine = create_sqlite_engine(path, busy_timeout_ms)
         ResearchBase.metadata.create_all(self.engine)
+        add_missing_columns(self.engine, ADDED_RUN_COLUMNS)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
 
     def close(self) -> None:

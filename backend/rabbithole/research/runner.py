@@ -44,6 +44,7 @@ class RunView:
     record: RunRecord
     interrupt: dict[str, Any] | None = None
     result: ResearchResult | None = None
+    llm_calls: dict[str, int] | None = None  # so far, from the checkpoint (``view``; None: not read)
 
 
 class ResearchRunner:
@@ -205,7 +206,8 @@ class ResearchRunner:
             return RunView(record, result=record.result)
         graph = await self.graph()
         snapshot = await graph.aget_state({"configurable": {"thread_id": run_id}})
-        return RunView(record, interrupt=_interrupt_of(snapshot))
+        calls = dict((snapshot.values or {}).get("llm_calls") or {})
+        return RunView(record, interrupt=_interrupt_of(snapshot), llm_calls=calls)
 
 
 def _interrupt_of(snapshot: Any) -> dict[str, Any] | None:

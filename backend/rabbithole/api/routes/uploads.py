@@ -78,14 +78,14 @@ async def get_job(job_id: str, jobs: JobsDep) -> IngestJob:
     responses=PDF_RESPONSES,
 )
 async def document_pdf(name: str, file_name: str, services: ServicesDep) -> FileResponse:
-    """The uploaded PDF of a document, with HTTP Range support (a viewer jumps to a page without
-    loading the whole file). Documents ingested from a folder by the CLI are not served."""
+    """The PDF of a document, with HTTP Range support (a viewer jumps to a page without
+    loading the whole file); also a document `rabbithole ingest` read from a folder."""
     return await run_in_threadpool(_pdf, services, name, file_name)
 
 
 @router.get("/documents/{document_id}/pdf", response_class=FileResponse, responses=PDF_RESPONSES)
 async def document_pdf_by_id(document_id: DocumentId, services: ServicesDep) -> FileResponse:
-    """The uploaded PDF of the document with this id, with HTTP Range support."""
+    """The PDF of the document with this id (uploaded or ingested from a folder), with HTTP Range support."""
 
     def find() -> FileResponse:
         return _pdf(services, *services.catalog.locate_document(document_id))
@@ -94,8 +94,22 @@ async def document_pdf_by_id(document_id: DocumentId, services: ServicesDep) -> 
 
 
 def _pdf(services: Services, name: str, file_name: str) -> FileResponse:
+    """The file the document was ingested from, as the catalog recorded it (an upload or a file of an
+    ingested folder): never a path a client gave. Refused when it is gone or no longer the ingested file."""
     services.catalog.require_collection(name)
-    path = services.uploads.find(name, file_name)
-    if path is None or file_name not in services.catalog.document_hashes(name):
-        raise DocumentNotFoundError(f"no uploaded PDF '{file_name}' in collection '{name}'")
+    if file_name not in services.catalog.document_hashes(name):
+        raise DocumentNotFoundError(f"no document '{file_name}' in collection '{name}'")
+    source = services.catalog.document_source(name, file_name)
+    if source is not None:
+        path, size = source
+        if not path.is_file() or path.stat().st_size != size:
+            raise DocumentNotFoundError(
+                f"the PDF of '{file_name}' is no longer where it was ingested from, or it changed since; "
+                "ingest the collection again"
+            )
+    else:  # ingested before the catalog recorded sources
+        uploaded = services.uploads.find(name, file_name)
+        if uploaded is None:
+            raise DocumentNotFoundError(f"the PDF of '{file_name}' is unknown; ingest the collection again")
+        path = uploaded
     return FileResponse(path, media_type="application/pdf", filename=file_name)

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from rabbithole.core.errors import InvalidRequestError, RunStateError
 from rabbithole.research.context import RunOverrides
 from rabbithole.research.models import ResearchResult, RunMode, RunStatus, RunSummary, TaskState
 from rabbithole.research.run.schemas import TaskEdit
@@ -82,3 +83,23 @@ class RunDetail(BaseModel):
 class RunDeleted(BaseModel):
     run_id: str
     deleted: Literal[True] = True
+
+
+def check_fits(run_id: str, interrupt: dict[str, Any] | None, body: ResumeBody) -> None:
+    """Whether ``body`` answers the pending ``interrupt`` (409 when none is pending, 422 when it does not
+    fit)."""
+    expected: dict[str, type[ClarificationAnswer | PlanAnswer]] = {
+        "clarification": ClarificationAnswer,
+        "plan": PlanAnswer,
+    }
+    if interrupt is None:
+        if isinstance(body, ClarificationAnswer | PlanAnswer):
+            raise RunStateError(f"run {run_id} does not wait for input; send {{}} to continue it")
+        return
+    kind = str(interrupt.get("kind", ""))
+    wanted = expected.get(kind)
+    if wanted is None or not isinstance(body, wanted):
+        shape = '{"answer": "..."}' if kind == "clarification" else '{"tasks": null | [...]}'
+        raise InvalidRequestError(
+            f"run {run_id} waits for a {kind} answer ({shape}); the payload does not fit it"
+        )

@@ -9,6 +9,11 @@ finds the run busy (``RunStateError``, 409).
 
 At start-up, runs a stopped process left ``running`` or ``queued`` are resumed from their last checkpoint
 (``research.resume_on_start``; otherwise the running ones are marked ``error``, resumable).
+
+Servers may share one data directory: a process executes a run only while it holds the run's lease
+(``research/run_lease.py``), claimed atomically when the run is submitted or picked up at start-up, renewed
+by a heartbeat, released when the run stops executing. So each run executes in exactly one process; the runs
+of a process that died are taken over by a live one once their leases expire.
 """
 
 from __future__ import annotations
@@ -21,12 +26,13 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from rabbithole.api.runs.broker import EventBroker
-from rabbithole.api.runs.schemas import ClarificationAnswer, PlanAnswer, ResumeBody
-from rabbithole.core.errors import InvalidRequestError, RabbitholeError, RunFailedError, RunStateError
+from rabbithole.api.runs.schemas import ResumeBody, check_fits
+from rabbithole.core.errors import RabbitholeError, RunFailedError, RunStateError
 from rabbithole.research.context import RunOverrides
 from rabbithole.research.event_log import RunEvent, RunEventLog
 from rabbithole.research.models import RunMode, RunStatus
 from rabbithole.research.registry import RunRecord, RunRegistry
+from rabbithole.research.run_lease import RunLeases, process_owner
 from rabbithole.research.runner import ResearchRunner
 
 if TYPE_CHECKING:
@@ -58,32 +64,64 @@ class RunService:
         self._active: dict[str, asyncio.Task[None]] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._closing = False
+        self.lease_s = services.settings.research.run_lease_s
+        self.leases = RunLeases(self.registry.engine, process_owner(), self.lease_s)
+        self._adopter: asyncio.Task[None] | None = None
 
     # -- lifecycle -----------------------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Pick up the runs a stopped process left running or queued, oldest first."""
+        """Pick up the runs a stopped process left running or queued, oldest first (those no live process
+        holds), then keep the leases of this process's runs and take over the runs of dead processes."""
         await self.runner.graph()
+        self.leases.start_heartbeat()
+        await self._adopt(expired_only=False)
+        self._adopter = asyncio.create_task(self._adopt_forever(), name="run-adopter")
+
+    async def _adopt(self, *, expired_only: bool) -> None:
+        """Claim and continue stopped runs: at start-up those without a live lease, later only those whose
+        owner's lease expired (a process that died; a run executed by the CLI holds no lease)."""
         stopped = list(reversed(self.registry.list(status=["running", "queued"], limit=1_000_000)))
         for record in stopped:
+            if self.busy(record.id):
+                continue
+            if not self.leases.claim(record.id, expired_only=expired_only, statuses=("running", "queued")):
+                continue  # another process holds it, or it ended since it was listed
             if record.status == "running" and not self.services.settings.research.resume_on_start:
                 self._status(record.id, "error", error=RESTART_MESSAGE.format(id=record.id))
+                self.leases.release(record.id)
                 continue
             view = await self.runner.view(record.id)
             if view.interrupt is not None:  # stopped between its interrupt and the status update
                 self._status(record.id, "waiting_for_input")
+                self.leases.release(record.id)
                 continue
             self._submit(_Job(record.id, None))
 
+    async def _adopt_forever(self) -> None:
+        """Every third of the lease: take over the runs of processes that died."""
+        while True:
+            await asyncio.sleep(self.lease_s / 3)
+            try:
+                await self._adopt(expired_only=True)
+            except Exception:  # a locked database, a run deleted meanwhile: the next round tries again
+                log.exception("taking over runs failed; retrying")
+
     async def stop(self) -> None:
-        """Cancel what executes; those runs stay ``queued`` and resume at the next start."""
+        """Cancel what executes; those runs stay ``queued``, released, and resume at the next start."""
         self._closing = True
+        if self._adopter is not None:
+            self._adopter.cancel()
+            await asyncio.gather(self._adopter, return_exceptions=True)
+        for job in self._waiting:
+            self.leases.release(job.run_id)
         self._waiting.clear()
         tasks = list(self._active.values())
         for task in tasks:
             task.cancel()
         if tasks:
             await asyncio.wait(tasks)
+        self.leases.stop_heartbeat()
 
     # -- requests ------------------------------------------------------------------------------------
 
@@ -103,8 +141,14 @@ class RunService:
                 raise RunStateError(f"run {run_id} is {record.status}; it does not wait for input")
             if record.status in FINISHED:
                 raise RunStateError(f"run {run_id} is finished; there is nothing to resume")
-            interrupt = (await self.runner.view(run_id)).interrupt
-            self._check_fits(run_id, interrupt, body)
+            if not self.leases.claim(run_id):
+                raise RunStateError(f"run {run_id} is being executed by another server process")
+            try:
+                interrupt = (await self.runner.view(run_id)).interrupt
+                check_fits(run_id, interrupt, body)
+            except BaseException:
+                self.leases.release(run_id)
+                raise
             resume = body.model_dump(mode="json") if interrupt is not None else None
             self.registry.update(run_id, status="queued", error=None)
             self._status(run_id, "queued", update=False)
@@ -116,6 +160,7 @@ class RunService:
             record = self.registry.get(run_id, with_result=False)
             if record.status in FINISHED or record.status == "cancelled":
                 raise RunStateError(f"run {run_id} is {record.status}; there is nothing to cancel")
+            self._refuse_if_elsewhere(run_id)
             self._drop_waiting(run_id)
             task = self._active.get(run_id)
             if task is not None:
@@ -129,6 +174,7 @@ class RunService:
     async def delete(self, run_id: str) -> None:
         async with self._lock(run_id):
             self.registry.get(run_id, with_result=False)
+            self._refuse_if_elsewhere(run_id)
             self._drop_waiting(run_id)
             task = self._active.get(run_id)
             if task is not None:
@@ -149,7 +195,9 @@ class RunService:
     # -- execution -----------------------------------------------------------------------------------
 
     def _submit(self, job: _Job) -> None:
-        if self._closing:
+        """Queue the job if this process holds (or can take) the run's lease; another process that holds
+        it executes the run."""
+        if self._closing or not self.leases.claim(job.run_id):
             return
         self._waiting.append(job)
         self._pump()
@@ -163,11 +211,16 @@ class RunService:
 
     def _finished(self, run_id: str, _task: asyncio.Task[None]) -> None:
         self._active.pop(run_id, None)
+        if not self.busy(run_id):
+            self.leases.release(run_id)
         self._pump()
 
     async def _execute(self, job: _Job) -> None:
         run_id = job.run_id
         saw_error = False
+        if not self.leases.claim(run_id):
+            log.error("run %s: another process holds its lease; not executed here", run_id)
+            return
 
         def sink(event: dict[str, Any]) -> None:
             nonlocal saw_error
@@ -236,22 +289,11 @@ class RunService:
         return self._locks.setdefault(run_id, asyncio.Lock())
 
     def _drop_waiting(self, run_id: str) -> None:
-        self._waiting = deque(job for job in self._waiting if job.run_id != run_id)
+        if any(job.run_id == run_id for job in self._waiting):
+            self._waiting = deque(job for job in self._waiting if job.run_id != run_id)
+            self.leases.release(run_id)
 
-    @staticmethod
-    def _check_fits(run_id: str, interrupt: dict[str, Any] | None, body: ResumeBody) -> None:
-        expected: dict[str, type[ClarificationAnswer | PlanAnswer]] = {
-            "clarification": ClarificationAnswer,
-            "plan": PlanAnswer,
-        }
-        if interrupt is None:
-            if isinstance(body, ClarificationAnswer | PlanAnswer):
-                raise RunStateError(f"run {run_id} does not wait for input; send {{}} to continue it")
-            return
-        kind = str(interrupt.get("kind", ""))
-        wanted = expected.get(kind)
-        if wanted is None or not isinstance(body, wanted):
-            shape = '{"answer": "..."}' if kind == "clarification" else '{"tasks": null | [...]}'
-            raise InvalidRequestError(
-                f"run {run_id} waits for a {kind} answer ({shape}); the payload does not fit it"
-            )
+    def _refuse_if_elsewhere(self, run_id: str) -> None:
+        holder = self.leases.holder(run_id)
+        if holder is not None and holder != self.leases.owner:
+            raise RunStateError(f"run {run_id} is being executed by another server process ({holder})")

@@ -118,7 +118,7 @@ async def follow(service: RunService, run_id: str, after: int) -> AsyncIterator[
                 return
 
 
-def _start(after: int | None, last_event_id: str | None) -> int:
+def replay_start(after: int | None, last_event_id: str | None) -> int:
     if last_event_id is not None and last_event_id.strip():
         try:
             value = int(last_event_id.strip())
@@ -156,4 +156,4 @@ async def run_events(
 ) -> EventSourceResponse:
     """The run's events as SSE, replayed from Last-Event-ID or ?after=N, then live."""
     runs.registry.get(run_id, with_result=False)  # 404 before the stream starts
-    return EventSourceResponse(follow(runs, run_id, _start(after, last_event_id)), ping=PING_S)
+    return EventSourceResponse(follow(runs, run_id, replay_start(after, last_event_id)), ping=PING_S)

@@ -38,13 +38,7 @@ async def run_detail(service: RunService, run_id: str) -> RunDetail:
     view = await service.runner.view(run_id)
     record = view.record
     events = service.events.after(run_id, 0, types=("todo", "task_progress", "warning"))
-    llm_calls: dict[str, int] = {}
-    if view.result is not None:
-        llm_calls = dict(view.result.llm_calls)
-    else:
-        graph = await service.runner.graph()
-        snapshot = await graph.aget_state({"configurable": {"thread_id": run_id}})
-        llm_calls = dict((snapshot.values or {}).get("llm_calls") or {})
+    llm_calls = dict(view.result.llm_calls) if view.result is not None else dict(view.llm_calls or {})
     todo = todo_from_events(events)
     if view.result is not None and view.result.tasks:
         todo = [TodoItem(id=t.id, title=t.title, state=t.state) for t in view.result.tasks]
