@@ -183,12 +183,12 @@ class Services:
     @property
     def web_searcher(self) -> WebSearcher | None:
         """Optional web research: the SearxNG client, page fetcher and scorer; None while
-        ``web.searxng_url`` is unset (web research is off by default)."""
-        if not self.settings.web.searxng_url:
+        ``web_research.searxng_url`` is unset (web research is off by default)."""
+        if not self.settings.web_research.searxng_url:
             return None
         from rabbithole.web.searcher import WebSearcher
 
-        return self._once("web_searcher", lambda: WebSearcher(self.settings.web, self.embedder))
+        return self._once("web_searcher", lambda: WebSearcher(self.settings.web_research, self.embedder))
 
     def llm_for(self, model: str | None) -> LLMClient:
         """The LLM client for ``model`` (None or the configured model: the shared client)."""

@@ -455,7 +455,7 @@ class Settings(BaseSettings):
     references: ReferenceSettings = ReferenceSettings()
     research: ResearchSettings = ResearchSettings()
     server: ServerSettings = ServerSettings()
-    web: WebSettings = WebSettings()
+    web_research: WebSettings = WebSettings()
 
     @field_validator("kb_dir")
     @classmethod

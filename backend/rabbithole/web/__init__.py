@@ -1,4 +1,4 @@
-"""Optional web research (off by default: Rabbithole is local first). With ``web.searxng_url`` set,
+"""Optional web research (off by default: Rabbithole is local first). With ``web_research.searxng_url`` set,
 ``Services.web_searcher`` builds a ``WebSearcher`` and ``web_research(questions, language,
 searcher=...)`` returns ``WebFindings``: verbatim passages of fetched pages with their address, title and
 fetch time, and warnings for everything that failed. See docs/research.md ("Web research")."""

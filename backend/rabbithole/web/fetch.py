@@ -98,5 +98,5 @@ async def _refuse_local_network(request: httpx.Request) -> None:
     if local:
         raise PageSkippedError(
             f"{request.url}: {host} is in the local network ({local[0]}); "
-            "set web.allow_private_addresses to fetch such pages"
+            "set web_research.allow_private_addresses to fetch such pages"
         )

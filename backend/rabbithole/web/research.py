@@ -2,10 +2,11 @@
 read, and the few verbatim passages that answer them, within a character budget.
 
 Search (SearxNG, one query per question, concurrently) -> the results of all queries interleaved by rank,
-one per address, the first ``max_pages`` -> fetch and extract (``web.concurrency`` at once) -> sentences
-scored against the questions -> compressed into passages (``compress``). Every failure (SearxNG down or
-answering an error, a page too slow, too large, not a web page, in the local network, without text) is a
-warning; a failure never produces a passage, and no passage holds a word that is not on its page.
+one per address, the first ``max_pages`` -> fetch and extract (``web_research.concurrency`` at once)
+-> sentences scored against the questions -> compressed into passages (``compress``). Every failure
+(SearxNG down or answering an error, a page too slow, too large, not a web page, in the local network,
+without text) is a warning; a failure never produces a passage, and no passage holds a word that is not
+on its page.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ async def web_research(
 ) -> WebFindings:
     """Search the web for ``questions`` (``language``: ISO 639-1, passed to SearxNG) and keep the passages
     of the result pages that answer them: at most ``budget_chars`` characters in all (default
-    ``web.budget_chars``) from at most ``max_pages`` pages (default ``web.max_pages``)."""
+    ``web_research.budget_chars``) from at most ``max_pages`` pages (default ``web_research.max_pages``)."""
     settings = searcher.settings
     queries = list(dict.fromkeys(" ".join(q.split()) for q in questions if q.strip()))
     if not queries:

@@ -1,5 +1,6 @@
 """The collaborators of web research, built once by ``Services.web_searcher`` (None while
-``web.searxng_url`` is unset): the SearxNG client, the page fetcher, the embedder that scores passages."""
+``web_research.searxng_url`` is unset): the SearxNG client, the page fetcher, the embedder that scores
+passages."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ from rabbithole.web.searxng import SearxngClient
 class WebSearcher:
     def __init__(self, settings: WebSettings, embedder: Embedder) -> None:
         if not settings.searxng_url:
-            raise ConfigurationError("web research needs web.searxng_url (RABBITHOLE_WEB__SEARXNG_URL)")
+            raise ConfigurationError(
+                "web research needs web_research.searxng_url (RABBITHOLE_WEB_RESEARCH__SEARXNG_URL)"
+            )
         self.settings = settings
         self.embedder = embedder
         self.client = SearxngClient(
