@@ -146,8 +146,9 @@ async def test_searxng_down_is_a_warning(use_embedder: Embedder, dead_llm_url: s
         ("/redirect/5", {"max_redirects": 3}, "more than 3 redirects"),
         ("/status/404", {}, "HTTP 404"),
         ("/pages/dose-limits.html", {"allow_private_addresses": False}, "is in the local network"),
+        ("/pages/empty.html", {}, "no readable text on the page"),
     ],
-    ids=["not-html", "oversized", "slow", "redirects", "missing", "local-network"],
+    ids=["not-html", "oversized", "slow", "redirects", "missing", "local-network", "no-text"],
 )
 async def test_page_failures_are_warnings(
     fake_searxng: FakeSearxng, use_embedder: Embedder, path: str, settings: dict[str, Any], warning: str

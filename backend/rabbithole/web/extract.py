@@ -29,13 +29,16 @@ def extract_text(page: FetchedPage) -> ExtractedText:
     else:
         import trafilatura
 
-        document = trafilatura.bare_extraction(
-            page.body,
-            url=page.final_url,
-            include_comments=False,
-            include_tables=True,
-            with_metadata=True,
-        )
+        try:
+            document = trafilatura.bare_extraction(
+                page.body,
+                url=page.final_url,
+                include_comments=False,
+                include_tables=True,
+                with_metadata=True,
+            )
+        except Exception as exc:  # untrusted markup: a parser failure skips the page, it stops nothing
+            raise PageSkippedError(f"{page.final_url}: the page could not be parsed ({exc})") from None
         fields: dict[str, object] = {}
         if isinstance(document, dict):
             fields = document

@@ -1,6 +1,6 @@
 """The fixture pages the fake SearxNG finds and serves (``pages/`` beside this module): a few pages on
 radiation protection in English and German, with navigation, banners and footers around the article, one
-plain-text page, and one unrelated page."""
+plain-text page, one unrelated page, and one without text (a script-rendered shell)."""
 
 from __future__ import annotations
 
