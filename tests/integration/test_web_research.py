@@ -184,3 +184,43 @@ async def test_nothing_relevant_and_no_results_are_warnings(
     empty = await web_research(DOSE, "en", searcher=searcher(fake_searxng, use_embedder))
     assert_nothing_found(empty, "web search: no results for", DOSE[0])
     assert await web_research(["  "], "en", searcher=searcher(fake_searxng, use_embedder)) == WebFindings()
+
+
+async def test_web_evidence_is_cited_as_a_web_source(
+    fake_searxng: FakeSearxng, use_embedder: Embedder
+) -> None:
+    """From the web page to the report: attribution numbers the web evidence like any other, its source
+    keeps the address, and the Markdown and the DOCX mark it as a web source."""
+    from rabbithole.research.evidence.citations import DraftClaim, DraftSection
+    from rabbithole.research.export.docx import render_docx
+    from rabbithole.research.synthesis.attribution import build_result
+
+    findings = await web_research(DOSE, "en", searcher=searcher(fake_searxng, use_embedder))
+    evidence = findings.evidence("s1")
+    claim = DraftClaim(text="Exposed workers may receive 20 mSv a year.", evidence_ids=[evidence[0].id])
+    state = {
+        "language": "en",
+        "question": DOSE[0],
+        "sections": [DraftSection(heading="Dose limits", claims=[claim])],
+        "task_results": [],
+    }
+    result = build_result(
+        run_id="r1",
+        state=state,
+        evidence=evidence,
+        embed=use_embedder.embed_documents,
+        support_threshold=0.35,
+    )
+    [source] = result.sources
+    passage = findings.passages[0]
+    assert (source.kind, source.url, source.title, source.fetched_at) == (
+        "web",
+        passage.url,
+        passage.title,
+        passage.fetched_at,
+    )
+    assert (source.quote, source.start, source.end) == (passage.quote, passage.start, passage.end)
+    assert f"[1] {passage.title}, {passage.url}, (web)" in result.report_markdown
+    text = "\n".join(p.text for p in render_docx(result).paragraphs)
+    assert f"[1] {passage.title}, {passage.url}, (web source, fetched " in text
+    assert "Exposed workers may receive 20 mSv a year [1]." in text
