@@ -168,6 +168,11 @@ async def test_report_mode_sections_and_web_sources(api: httpx.AsyncClient, tmp_
     assert entry in text
     assert "„Occupational dose limits are 20 mSv per year.“" in text
 
+    broken = report.model_copy(  # control characters a PDF's text layer may carry: left out
+        update={"sources": [web.model_copy(update={"quote": "20\x02 mSv\x0c per year"})]}
+    )
+    assert "„20 mSv per year“" in full_text(read(docx_bytes(broken)))
+
     written = write_docx(report, tmp_path / "report.docx")
     assert read(written.read_bytes()).paragraphs[0].text == QUESTION
 

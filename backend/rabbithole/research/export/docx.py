@@ -32,7 +32,9 @@ _CRITERIA = ("factual_accuracy", "semantic_validity", "structure", "citation_cor
 
 
 def render_docx(result: ResearchResult) -> Document:
-    """The document of ``result`` (research or report run)."""
+    """The document of ``result`` (research or report run). Characters XML cannot hold (control
+    characters a PDF's text layer may carry) are left out; nothing else of the text changes."""
+    result = _xml_safe(result)
     words = labels(result.language)
     doc = new_document()
     title = _title(result)
@@ -73,6 +75,22 @@ def write_docx(result: ResearchResult, path: Path) -> Path:
 
 
 # -- the report body ------------------------------------------------------------------------------
+
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _xml_safe(result: ResearchResult) -> ResearchResult:
+    def clean(value: Any) -> Any:
+        if isinstance(value, str):
+            return _NOT_XML.sub("", value)
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        if isinstance(value, dict):
+            return {k: clean(v) for k, v in value.items()}
+        return value
+
+    return type(result).model_validate(clean(result.model_dump()))
+
 
 
 def _title(result: ResearchResult) -> str:
