@@ -92,7 +92,6 @@ def _xml_safe(result: ResearchResult) -> ResearchResult:
     return type(result).model_validate(clean(result.model_dump()))
 
 
-
 def _title(result: ResearchResult) -> str:
     for name in ("title", "topic"):
         value = getattr(result, name, None)
