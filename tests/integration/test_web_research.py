@@ -13,7 +13,7 @@ from fixtures.retrieval import use_embedder_fixture  # noqa: F401
 from rabbithole.core.config import WebSettings
 from rabbithole.devtools.fake_searxng import FakeSearxng, fixture_pages
 from rabbithole.embeddings.base import Embedder
-from rabbithole.web import WebFindings, WebSearcher, web_research
+from rabbithole.web import WebFindings, WebSearcher, web_evidence_search, web_research
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(120)]
 
@@ -224,3 +224,17 @@ async def test_web_evidence_is_cited_as_a_web_source(
     text = "\n".join(p.text for p in render_docx(result).paragraphs)
     assert f"[1] {passage.title}, {passage.url}, (web source, fetched " in text
     assert "Exposed workers may receive 20 mSv a year [1]." in text
+
+
+async def test_evidence_search_for_a_report_section(
+    fake_searxng: FakeSearxng, use_embedder: Embedder
+) -> None:
+    search = web_evidence_search(searcher(fake_searxng, use_embedder))
+    evidence, warnings = await search(DOSE, "en", "s3-p0-d0")
+    assert warnings == [] and evidence
+    assert all(e.kind == "web" and e.task_id == "s3-p0-d0" for e in evidence)
+    assert evidence[0].id == "s3-p0-d0-w1" and "20 millisievert" in evidence[0].quote
+
+    fake_searxng.fail_search(status=502)
+    evidence, warnings = await search(DOSE, "en", "s3-p0-d1")
+    assert evidence == [] and warnings == [f"web search: SearxNG at {fake_searxng.url} answered HTTP 502"]

@@ -5,11 +5,12 @@ fetch time, and warnings for everything that failed. See docs/research.md ("Web 
 
 from rabbithole.web.errors import PageSkippedError, SearchUnavailableError, WebError
 from rabbithole.web.models import WEB_COLLECTION, WebFindings, WebPage, WebPassage, web_evidence
-from rabbithole.web.research import web_research
+from rabbithole.web.research import EvidenceSearch, web_evidence_search, web_research
 from rabbithole.web.searcher import WebSearcher
 
 __all__ = [
     "WEB_COLLECTION",
+    "EvidenceSearch",
     "PageSkippedError",
     "SearchUnavailableError",
     "WebError",
@@ -18,5 +19,6 @@ __all__ = [
     "WebPassage",
     "WebSearcher",
     "web_evidence",
+    "web_evidence_search",
     "web_research",
 ]

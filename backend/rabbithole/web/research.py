@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
+from rabbithole.research.models import Evidence
 from rabbithole.web.compress import Span, candidate_sentences, page_passages, select
 from rabbithole.web.errors import WebError
 from rabbithole.web.extract import extract_text
@@ -23,7 +24,11 @@ from rabbithole.web.scoring import RelevanceScorer
 from rabbithole.web.searcher import WebSearcher
 from rabbithole.web.searxng import SearchHit
 
-__all__ = ["web_research"]
+__all__ = ["EvidenceSearch", "web_evidence_search", "web_research"]
+
+#: ``(queries, language, task_id) -> (web evidence with ids "{task_id}-w{n}", warnings)``: the shape a
+#: report section's graph calls (``ResearchContext.web``).
+EvidenceSearch = Callable[[Sequence[str], str, str], Awaitable[tuple[list[Evidence], list[str]]]]
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +65,17 @@ async def web_research(
     return WebFindings(
         queries=queries, pages=pages, passages=passages, warnings=list(dict.fromkeys(warnings))
     )
+
+
+def web_evidence_search(searcher: WebSearcher) -> EvidenceSearch:
+    """``web_research`` over ``searcher`` as evidence: the passages as ``Evidence`` (``kind="web"``, ids
+    ``{task_id}-w{n}``, see ``WebFindings.evidence``) and the warnings."""
+
+    async def search(queries: Sequence[str], language: str, task_id: str) -> tuple[list[Evidence], list[str]]:
+        findings = await web_research(queries, language, searcher=searcher)
+        return findings.evidence(task_id), findings.warnings
+
+    return search
 
 
 async def _search(
