@@ -73,6 +73,11 @@ class Evidence(BaseModel):
     tier: Tier = "secondary"
     tier_score: float = 0.0
     chain: list[ChainStep] = Field(default_factory=list)
+    anchor_similarity: float | None = Field(
+        None,
+        description="Similarity of heading and quote to the query anchor (the embedder's), measured while "
+        "the task is dug; synthesis drops evidence below its tier's threshold.",
+    )
     kind: SourceKind = Field(
         "document",
         description='"web": a passage of a fetched web page; quote/start/end index its extracted text.',
