@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Sequence
+from typing import Protocol
 
 from rabbithole.research.models import Evidence
 from rabbithole.web.compress import Span, candidate_sentences, page_passages, select
@@ -26,9 +27,15 @@ from rabbithole.web.searxng import SearchHit
 
 __all__ = ["EvidenceSearch", "web_evidence_search", "web_research"]
 
-#: ``(queries, language, task_id) -> (web evidence with ids "{task_id}-w{n}", warnings)``: the shape a
-#: report section's graph calls (``ResearchContext.web``).
-EvidenceSearch = Callable[[Sequence[str], str, str], Awaitable[tuple[list[Evidence], list[str]]]]
+
+class EvidenceSearch(Protocol):
+    """``(queries, language, task_id) -> (web evidence with ids "{task_id}-w{n}", warnings)``: the shape a
+    report section's graph calls (``ResearchContext.web``)."""
+
+    def __call__(
+        self, queries: Sequence[str], language: str, task_id: str
+    ) -> Awaitable[tuple[list[Evidence], list[str]]]: ...
+
 
 log = logging.getLogger(__name__)
 
