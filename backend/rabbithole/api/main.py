@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from fastapi.routing import APIRoute
 from fastapi_offline import FastAPIOffline
 from starlette.middleware.cors import CORSMiddleware
 
@@ -19,6 +20,7 @@ from rabbithole.api.runs import routes as run_routes
 from rabbithole.api.runs import stream as run_stream
 from rabbithole.api.runs.service import RunService
 from rabbithole.api.security import BearerTokenMiddleware, BodySizeLimitMiddleware, TrustedHostMiddleware
+from rabbithole.api.spa import WebAppMiddleware, default_web_dir
 from rabbithole.core.config import Settings, load_settings
 from rabbithole.services import Services
 
@@ -57,7 +59,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await services.aclose()
 
     # Swagger UI and ReDoc from files inside the installed package: /docs works offline.
-    app = FastAPIOffline(title="Rabbithole", version=__version__, lifespan=lifespan)
+    app = FastAPIOffline(
+        title="Rabbithole",
+        version=__version__,
+        lifespan=lifespan,
+        generate_unique_id_function=_operation_id,
+    )
     install_error_handlers(app)
     app.include_router(health.router)
     app.include_router(collections.router, prefix="/api")
@@ -67,8 +74,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(search.router, prefix="/api")
     app.include_router(run_stream.router, prefix="/api")  # before /runs/{run_id}: /runs/events is a stream
     app.include_router(run_routes.router, prefix="/api")
+    # The web app answers GET/HEAD outside the API, inside the guards (the Host check covers it).
+    app.add_middleware(WebAppMiddleware, web_dir=resolved.server.web_dir or default_web_dir())
     _install_guards(app, resolved)
     return app
+
+
+def _operation_id(route: APIRoute) -> str:
+    """The OpenAPI operationId: the route function's name (``create_run``), which the web app's generated
+    client uses as its function names."""
+    return route.name
 
 
 def _install_guards(app: FastAPI, settings: Settings) -> None:

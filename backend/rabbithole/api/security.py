@@ -12,6 +12,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from rabbithole.api.errors import error_body
+from rabbithole.api.spa import is_web_app_request, route_path
 
 
 async def _refuse(
@@ -72,23 +73,27 @@ class TrustedHostMiddleware:
         await self.app(scope, receive, send)
 
 
-#: What a browser loads without a token: the API's description and its offline documentation pages.
+#: What a browser loads without a token: the API's description and its offline documentation pages, and
+#: the web app's files (spa.is_web_app_request), which hold no data.
 PUBLIC_PATHS = ("/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc")
 PUBLIC_PREFIX = "/static-offline-docs/"
 
 
 class BearerTokenMiddleware:
-    """Requires `Authorization: Bearer <token>` on every request except CORS preflights and the API's
-    documentation (PUBLIC_PATHS)."""
+    """Requires `Authorization: Bearer <token>` on every request except CORS preflights, the API's
+    documentation (PUBLIC_PATHS) and the web app's files. Paths are taken below the root path."""
 
     def __init__(self, app: ASGIApp, token: str) -> None:
         self.app = app
         self.expected = f"Bearer {token}".encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        path = scope.get("path", "")
-        public = path in PUBLIC_PATHS or path.startswith(PUBLIC_PREFIX)
-        if scope["type"] != "http" or scope["method"] == "OPTIONS" or public:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path = route_path(scope)
+        public = path in PUBLIC_PATHS or path.startswith(PUBLIC_PREFIX) or is_web_app_request(scope)
+        if scope["method"] == "OPTIONS" or public:
             await self.app(scope, receive, send)
             return
         given = (_header(scope, b"authorization") or "").encode("latin-1")

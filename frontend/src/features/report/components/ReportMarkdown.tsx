@@ -1,0 +1,55 @@
+import Markdown, { type Components } from "react-markdown";
+import { useI18n } from "../../../shared/i18n/i18n";
+import { citationNumber, remarkCitations } from "../lib/citations";
+
+/**
+ * The report's Markdown, rendered without raw HTML (skipHtml) and with URLs sanitised (react-markdown's
+ * default): citation markers become buttons that open the cited page; weakly supported ones are marked.
+ */
+export function ReportMarkdown({
+  markdown,
+  flagged,
+  known,
+  active,
+  onCite,
+}: {
+  markdown: string;
+  flagged: ReadonlySet<number>;
+  known: ReadonlySet<number>;
+  active: number | null;
+  onCite: (n: number) => void;
+}) {
+  const { t } = useI18n();
+  const components: Components = {
+    a: ({ href, children }) => {
+      const n = citationNumber(href);
+      if (n === null)
+        return (
+          <a href={href} target="_blank" rel="noreferrer noopener">
+            {children}
+          </a>
+        );
+      if (!known.has(n)) return <span>{children}</span>;
+      const weak = flagged.has(n);
+      return (
+        <button
+          type="button"
+          className={`cite${weak ? " flagged" : ""}${active === n ? " active" : ""}`}
+          aria-label={weak ? t("report.citeFlagged", { n }) : t("report.cite", { n })}
+          aria-pressed={active === n}
+          onClick={() => onCite(n)}
+        >
+          {children}
+          {weak && <span aria-hidden="true">⚠</span>}
+        </button>
+      );
+    },
+  };
+  return (
+    <div className="markdown">
+      <Markdown skipHtml remarkPlugins={[remarkCitations]} components={components}>
+        {markdown}
+      </Markdown>
+    </div>
+  );
+}

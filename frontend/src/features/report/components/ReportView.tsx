@@ -1,0 +1,57 @@
+import { useMemo } from "react";
+import type { ResearchResult } from "../../../api/generated/types.gen";
+import { apiUrl } from "../../../shared/api/base";
+import { useI18n } from "../../../shared/i18n/i18n";
+import { withoutSourcesSection } from "../lib/citations";
+import { ReportMarkdown } from "./ReportMarkdown";
+import { QualityPanel } from "./QualityPanel";
+import { SourcesList } from "./SourcesList";
+
+/** The finished report: Markdown with clickable citations, quality scores, sources, warnings, export. */
+export default function ReportView({
+  runId,
+  result,
+  onCite,
+  active,
+}: {
+  runId: string;
+  result: ResearchResult;
+  onCite: (n: number | null) => void;
+  active: number | null;
+}) {
+  const { t } = useI18n();
+  const sources = useMemo(() => result.sources ?? [], [result]);
+  const warnings = result.warnings ?? [];
+  const flagged = useMemo(() => new Set(sources.filter((s) => s.support?.flagged).map((s) => s.n)), [sources]);
+  const known = useMemo(() => new Set(sources.map((s) => s.n)), [sources]);
+  const base = `/api/runs/${encodeURIComponent(runId)}`;
+  return (
+    <section className="panel report" data-testid="report" aria-labelledby="report-title">
+      <div className="page-head">
+        <h2 id="report-title">{t("report.title")}</h2>
+        <div className="actions">
+          <a className="button" href={apiUrl(`${base}/report.md`)} download={`rabbithole-${runId}.md`}>
+            {t("report.exportMarkdown")}
+          </a>
+          <a className="button" href={apiUrl(`${base}/report`)} download={`rabbithole-${runId}.json`}>
+            {t("report.exportJson")}
+          </a>
+        </div>
+      </div>
+      {!result.answerable && <p className="alert alert-warning">{t("report.unanswerable")}</p>}
+      <ReportMarkdown markdown={withoutSourcesSection(result.report_markdown ?? "")} flagged={flagged} known={known} active={active} onCite={onCite} />
+      {result.quality && <QualityPanel quality={result.quality} stats={result.citation_stats ?? {}} />}
+      <SourcesList sources={sources} onCite={onCite} active={active} />
+      {warnings.length > 0 && (
+        <details>
+          <summary>{t("report.warnings", { n: warnings.length })}</summary>
+          <ul>
+            {warnings.map((w, i) => (
+              <li key={i}>{w}</li>
+            ))}
+          </ul>
+        </details>
+      )}
+    </section>
+  );
+}

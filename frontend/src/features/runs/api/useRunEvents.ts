@@ -1,0 +1,100 @@
+import { useCallback, useEffect, useReducer, useRef, useState } from "react";
+import { apiUrl } from "../../../shared/api/base";
+import { EventStream, type StreamState } from "../../../shared/sse/eventStream";
+import { addEvents, EMPTY_LOG, parseRunEvent, type RunEventLog } from "../events/reducer";
+import type { RunEvent } from "../events/types";
+
+/** The event types of GET /api/runs/{id}/events (api/runs/stream.py EVENT_TYPES). */
+export const RUN_EVENT_TYPES = [
+  "status",
+  "phase",
+  "language",
+  "clarification",
+  "assessment",
+  "plan",
+  "todo",
+  "task_progress",
+  "reference_followed",
+  "warning",
+  "remediation",
+  "interrupt",
+  "report",
+  "error",
+  "done",
+] as const;
+
+type Action = { kind: "events"; events: RunEvent[] } | { kind: "reset" };
+
+function logReducer(log: RunEventLog, action: Action): RunEventLog {
+  return action.kind === "reset" ? EMPTY_LOG : addEvents(log, action.events);
+}
+
+export interface RunEventsResult {
+  log: RunEventLog;
+  state: StreamState;
+  /** Opens the stream again from the last event (after a resume: a finished stream does not reopen itself). */
+  reconnect: () => void;
+}
+
+/**
+ * Follows a run's events: replays them from the start, then live; reconnects with `?after=` the last event
+ * number after a network error; stops after the run's final event (done or error) until `reconnect()`.
+ * Each event listener notifies `onEvent` too (the run page refreshes the run's detail from it). Not
+ * `enabled` (the run does not exist): no stream.
+ */
+export function useRunEvents(
+  runId: string,
+  onEvent?: (event: RunEvent) => void,
+  enabled = true,
+): RunEventsResult {
+  const [log, dispatch] = useReducer(logReducer, EMPTY_LOG);
+  const [state, setState] = useState<StreamState>("connecting");
+  const [generation, setGeneration] = useState(0);
+  const lastSeq = useRef(0);
+  const terminal = useRef(false);
+  const onEventRef = useRef(onEvent);
+
+  useEffect(() => {
+    onEventRef.current = onEvent;
+  }, [onEvent]);
+
+  useEffect(() => {
+    lastSeq.current = log.view.lastSeq;
+    terminal.current = log.view.terminal;
+  }, [log.view.lastSeq, log.view.terminal]);
+
+  useEffect(() => {
+    dispatch({ kind: "reset" });
+    lastSeq.current = 0;
+    terminal.current = false;
+  }, [runId]);
+
+  useEffect(() => {
+    if (!enabled) return;
+    const stream = new EventStream({
+      url: () => apiUrl(`/api/runs/${encodeURIComponent(runId)}/events?after=${lastSeq.current}`),
+      types: RUN_EVENT_TYPES,
+      onEvent: (_type, data) => {
+        const event = parseRunEvent(data);
+        if (event === null) return;
+        if (event.seq > lastSeq.current) lastSeq.current = event.seq;
+        if (event.type === "done" || event.type === "error") terminal.current = true;
+        else if (event.type === "status" && (event.status === "running" || event.status === "queued"))
+          terminal.current = false;
+        dispatch({ kind: "events", events: [event] });
+        onEventRef.current?.(event);
+      },
+      onState: setState,
+      shouldReconnect: () => !terminal.current,
+    });
+    stream.start();
+    return () => stream.stop();
+  }, [runId, generation, enabled]);
+
+  const reconnect = useCallback(() => {
+    terminal.current = false;
+    setGeneration((g) => g + 1);
+  }, []);
+
+  return { log, state, reconnect };
+}

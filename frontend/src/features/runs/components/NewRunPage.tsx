@@ -1,0 +1,131 @@
+import { useState, type FormEvent } from "react";
+import { useNavigate, useSearchParams } from "react-router";
+import type { CreateRun, RunOverrides } from "../../../api/generated/types.gen";
+import { useI18n } from "../../../shared/i18n/i18n";
+import { ErrorAlert } from "../../../shared/ui/ErrorAlert";
+import { useCollections } from "../../collections/api/useCollections";
+import { useCreateRun } from "../api/useCreateRun";
+
+function optionalInt(value: string): number | undefined {
+  const n = Number.parseInt(value, 10);
+  return value.trim() === "" || Number.isNaN(n) ? undefined : n;
+}
+
+/** The body of POST /api/runs from the form's values (empty advanced settings are left to the server). */
+export function createRunBody(values: {
+  question: string;
+  collections: string[];
+  mode: "interactive" | "quick";
+  depth: string;
+  k: string;
+  model: string;
+}): CreateRun {
+  const settings: RunOverrides = {};
+  const depth = optionalInt(values.depth);
+  const k = optionalInt(values.k);
+  if (depth !== undefined) settings.depth = depth;
+  if (k !== undefined) settings.k = k;
+  if (values.model.trim()) settings.model = values.model.trim();
+  return { question: values.question.trim(), collections: values.collections, mode: values.mode, settings };
+}
+
+export function NewRunPage() {
+  const { t } = useI18n();
+  const navigate = useNavigate();
+  const [params] = useSearchParams();
+  const collections = useCollections();
+  const create = useCreateRun();
+  const [question, setQuestion] = useState(params.get("q") ?? "");
+  const [selected, setSelected] = useState<string[]>(params.getAll("collection"));
+  const [mode, setMode] = useState<"interactive" | "quick">("interactive");
+  const [depth, setDepth] = useState("");
+  const [k, setK] = useState("");
+  const [model, setModel] = useState("");
+  const [touched, setTouched] = useState(false);
+
+  const names = collections.data?.map((c) => c.name) ?? [];
+  const chosen = selected.length === 0 && names.length === 1 ? names : selected;
+  const invalid = question.trim() === "" || chosen.length === 0;
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setTouched(true);
+    if (invalid) return;
+    create.mutate(createRunBody({ question, collections: chosen, mode, depth, k, model }), {
+      onSuccess: (created) => navigate(`/runs/${encodeURIComponent(created.run_id)}`),
+    });
+  };
+
+  const toggle = (name: string, on: boolean) =>
+    setSelected((before) => {
+      const base = before.length === 0 && names.length === 1 ? names : before;
+      return on ? [...new Set([...base, name])] : base.filter((n) => n !== name);
+    });
+
+  return (
+    <section aria-labelledby="new-run-title">
+      <h1 id="new-run-title">{t("newRun.title")}</h1>
+      <form className="form" onSubmit={submit} noValidate>
+        <label htmlFor="question">{t("newRun.question")}</label>
+        <textarea
+          id="question"
+          rows={3}
+          value={question}
+          maxLength={4000}
+          required
+          aria-invalid={touched && question.trim() === ""}
+          onChange={(e) => setQuestion(e.target.value)}
+        />
+        {touched && question.trim() === "" && <p className="field-error">{t("newRun.questionRequired")}</p>}
+
+        <fieldset>
+          <legend>{t("newRun.collections")}</legend>
+          <ErrorAlert error={collections.error} />
+          {collections.data?.length === 0 && <p>{t("newRun.noCollections")}</p>}
+          {names.map((name) => (
+            <label key={name} className="check">
+              <input type="checkbox" checked={chosen.includes(name)} onChange={(e) => toggle(name, e.target.checked)} />
+              {name}
+            </label>
+          ))}
+          {touched && chosen.length === 0 && <p className="field-error">{t("newRun.collectionsRequired")}</p>}
+        </fieldset>
+
+        <fieldset>
+          <legend>{t("newRun.mode")}</legend>
+          <label className="check">
+            <input type="radio" name="mode" checked={mode === "interactive"} onChange={() => setMode("interactive")} />
+            {t("newRun.interactive")}
+          </label>
+          <label className="check">
+            <input type="radio" name="mode" checked={mode === "quick"} onChange={() => setMode("quick")} />
+            {t("newRun.quick")}
+          </label>
+        </fieldset>
+
+        <details>
+          <summary>{t("newRun.advanced")}</summary>
+          <div className="grid-3">
+            <label>
+              {t("newRun.depth")}
+              <input type="number" min={0} max={10} value={depth} onChange={(e) => setDepth(e.target.value)} />
+            </label>
+            <label>
+              {t("newRun.k")}
+              <input type="number" min={1} max={100} value={k} onChange={(e) => setK(e.target.value)} />
+            </label>
+            <label>
+              {t("newRun.model")}
+              <input type="text" value={model} placeholder="qwen3:8b" onChange={(e) => setModel(e.target.value)} />
+            </label>
+          </div>
+        </details>
+
+        <ErrorAlert error={create.error} />
+        <button type="submit" className="primary" disabled={create.isPending}>
+          {t("newRun.start")}
+        </button>
+      </form>
+    </section>
+  );
+}

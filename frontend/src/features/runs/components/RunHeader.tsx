@@ -1,0 +1,80 @@
+import type { RunDetail } from "../../../api/generated/types.gen";
+import { useI18n } from "../../../shared/i18n/i18n";
+import { formatDuration } from "../../../shared/ui/format";
+import type { RunView } from "../events/types";
+import { StatusBadge } from "./StatusBadge";
+
+const ACTIVE = new Set(["queued", "running", "waiting_for_input"]);
+
+export function isActive(status: string | null | undefined): boolean {
+  return status !== null && status !== undefined && ACTIVE.has(status);
+}
+
+/** The run's question, status, elapsed time, LLM calls so far, and cancel / retry. */
+export function RunHeader({
+  detail,
+  view,
+  now,
+  onCancel,
+  onRetry,
+  onDelete,
+  busy,
+}: {
+  detail: RunDetail;
+  view: RunView;
+  now: number;
+  onCancel: () => void;
+  /** null: the run continues by answering its pending interrupt, not by a retry. */
+  onRetry: (() => void) | null;
+  onDelete: () => void;
+  busy: boolean;
+}) {
+  const { t, formatDate } = useI18n();
+  const status = view.status ?? detail.run.status;
+  const started = Date.parse(detail.run.created_at);
+  const end = isActive(status) ? now : Date.parse(view.updatedAt ?? detail.run.updated_at);
+  const calls = Object.values(detail.llm_calls).reduce((a, b) => a + b, 0);
+  return (
+    <header className="run-header">
+      <h1>{detail.run.question}</h1>
+      <div className="run-meta">
+        <StatusBadge status={status} />
+        <span>
+          {t("run.collections")}: {detail.run.collections.join(", ")}
+        </span>
+        <span>{detail.mode === "quick" ? t("newRun.quick") : t("newRun.interactive")}</span>
+        <span>
+          {t("run.created")}: <time dateTime={detail.run.created_at}>{formatDate(detail.run.created_at)}</time>
+        </span>
+        <span data-testid="run-elapsed">
+          {t("run.elapsed")}: {formatDuration(end - started)}
+        </span>
+        <span data-testid="run-llm-calls" title={Object.entries(detail.llm_calls).map(([k, v]) => `${k}: ${v}`).join(", ")}>
+          {t("run.llmCalls")}: {calls}
+        </span>
+      </div>
+      <div className="actions">
+        {isActive(status) && (
+          <button type="button" className="danger" onClick={onCancel} disabled={busy}>
+            {t("run.cancel")}
+          </button>
+        )}
+        {(status === "error" || status === "cancelled") && onRetry !== null && (
+          <button type="button" className="primary" onClick={onRetry} disabled={busy}>
+            {t("run.retry")}
+          </button>
+        )}
+        <button
+          type="button"
+          className="danger"
+          disabled={busy}
+          onClick={() => {
+            if (window.confirm(t("run.confirmDelete"))) onDelete();
+          }}
+        >
+          {t("run.delete")}
+        </button>
+      </div>
+    </header>
+  );
+}

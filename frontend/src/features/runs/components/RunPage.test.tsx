@@ -1,0 +1,137 @@
+import { act, screen, waitFor } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { MemoryRouter, Route, Routes } from "react-router";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { RunDetail } from "../../../api/generated/types.gen";
+import { configureApiClient } from "../../../shared/api/client";
+import { renderWithProviders } from "../../../test/render";
+import { RunPage } from "./RunPage";
+
+/** EventSource stand-in: the test delivers the run's events and breaks the connection. */
+class FakeSource {
+  static made: FakeSource[] = [];
+  onopen: (() => void) | null = null;
+  onerror: (() => void) | null = null;
+  closed = false;
+  private listeners = new Map<string, Array<(e: MessageEvent) => void>>();
+  constructor(readonly url: string) {
+    FakeSource.made.push(this);
+  }
+  addEventListener(type: string, fn: (e: MessageEvent) => void) {
+    this.listeners.set(type, [...(this.listeners.get(type) ?? []), fn]);
+  }
+  close() {
+    this.closed = true;
+  }
+  send(seq: number, type: string, fields: Record<string, unknown>) {
+    const data = JSON.stringify({ type, seq, run_id: "r1", created_at: new Date(Date.UTC(2026, 10, 23, 21, 0, seq)).toISOString(), ...fields });
+    act(() => {
+      for (const fn of this.listeners.get(type) ?? []) fn(new MessageEvent(type, { data, lastEventId: String(seq) }));
+    });
+  }
+}
+
+const detail: RunDetail = {
+  run: {
+    run_id: "r1",
+    status: "running",
+    phase: "clarify",
+    mode: "interactive",
+    question: "Welche Dosisgrenzwerte gelten?",
+    collections: ["laws"],
+    language: "de",
+    created_at: "2026-11-23T21:00:00Z",
+    updated_at: "2026-11-23T21:00:05Z",
+    error: null,
+  },
+  mode: "interactive",
+  overrides: {},
+  todo: [],
+  interrupt: null,
+  warnings: [],
+  llm_calls: { clarify_queries: 2, clarify_analysis: 1 },
+  last_event: 0,
+  result: null,
+};
+
+const round = {
+  kind: "clarification",
+  round: 1,
+  questions: ["Which group of persons?"],
+  understanding: "Dose limits",
+  coverage: 0.5,
+  gaps: [],
+  queries: ["Grenzwerte"],
+  passages: [],
+  dedup_ratio: 0,
+};
+
+const posted: Array<{ url: string; body: unknown }> = [];
+
+beforeEach(() => {
+  FakeSource.made = [];
+  posted.length = 0;
+  configureApiClient("http://app.test/research/");
+  vi.stubGlobal("EventSource", FakeSource);
+  vi.stubGlobal(
+    "fetch",
+    vi.fn(async (input: RequestInfo | URL) => {
+      const request = input instanceof Request ? input : new Request(String(input));
+      if (request.method === "POST") {
+        posted.push({ url: request.url, body: await request.json() });
+        return Response.json({ run_id: "r1", status: "running" }, { status: 202 });
+      }
+      return Response.json(detail);
+    }),
+  );
+});
+
+afterEach(() => vi.unstubAllGlobals());
+
+function renderRun() {
+  return renderWithProviders(
+    <MemoryRouter initialEntries={["/runs/r1"]}>
+      <Routes>
+        <Route path="/runs/:runId" element={<RunPage />} />
+      </Routes>
+    </MemoryRouter>,
+  );
+}
+
+describe("run page", () => {
+  it("follows the run's events from its URL, answers the clarification, and resumes the stream after a break", async () => {
+    const user = userEvent.setup();
+    renderRun();
+    await screen.findByRole("heading", { name: "Welche Dosisgrenzwerte gelten?" });
+    await waitFor(() => expect(FakeSource.made.length).toBeGreaterThan(0));
+    const stream = FakeSource.made.at(-1)!;
+    expect(stream.url).toBe("http://app.test/research/api/runs/r1/events?after=0");
+    expect(screen.getByTestId("run-llm-calls")).toHaveTextContent("LLM calls: 3");
+
+    stream.send(1, "status", { status: "running", phase: "clarify" });
+    stream.send(2, "phase", { phase: "clarify" });
+    stream.send(3, "clarification", { round });
+    stream.send(4, "interrupt", round);
+    stream.send(5, "status", { status: "waiting_for_input", phase: "clarify" });
+    expect(screen.getByTestId("run-phase").querySelector('[aria-current="step"]')).toHaveTextContent("Clarify");
+    await user.type(screen.getByRole("textbox", { name: "Answer" }), "Workers");
+    await user.click(screen.getByRole("button", { name: "Send answer" }));
+    await waitFor(() => expect(posted).toHaveLength(1));
+    expect(posted[0]).toEqual({ url: "http://app.test/research/api/runs/r1/resume", body: { answer: "Workers" } });
+
+    // the answer was sent; the connection breaks and comes back from event 5 on
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    const before = FakeSource.made.length;
+    act(() => FakeSource.made.at(-1)!.onerror?.());
+    act(() => vi.advanceTimersByTime(1100));
+    vi.useRealTimers();
+    expect(FakeSource.made.length).toBe(before + 1);
+    const again = FakeSource.made.at(-1)!;
+    expect(again.url).toBe("http://app.test/research/api/runs/r1/events?after=5");
+    again.send(6, "status", { status: "running", phase: "clarify" });
+    again.send(5, "status", { status: "waiting_for_input", phase: "clarify" }); // a repeat: ignored
+    await waitFor(() => expect(screen.queryByRole("textbox", { name: "Answer" })).toBeNull());
+    again.send(7, "phase", { phase: "plan" });
+    expect(screen.getByTestId("run-phase").querySelector('[aria-current="step"]')).toHaveTextContent("Plan");
+  });
+});

@@ -1,0 +1,211 @@
+import type { ResearchResult } from "../../../api/generated/types.gen";
+import {
+  PHASES,
+  type Assessment,
+  type ClarificationRound,
+  type Interrupt,
+  type Phase,
+  type ReferenceFollowed,
+  type RunEvent,
+  type RunStatus,
+  type RunView,
+  type TaskProgress,
+  type TaskSpec,
+  type TaskState,
+  type TodoTask,
+} from "./types";
+
+export const EMPTY_VIEW: RunView = {
+  lastSeq: 0,
+  status: null,
+  phase: null,
+  phases: [],
+  language: null,
+  assessment: null,
+  clarifications: [],
+  plan: null,
+  todo: [],
+  progress: {},
+  references: [],
+  warnings: [],
+  remediation: null,
+  interrupt: null,
+  report: null,
+  error: null,
+  terminal: false,
+  startedAt: null,
+  updatedAt: null,
+};
+
+/** The events of a run, unique by number and in order, and the view folded from them. */
+export interface RunEventLog {
+  events: RunEvent[];
+  view: RunView;
+}
+
+export const EMPTY_LOG: RunEventLog = { events: [], view: EMPTY_VIEW };
+
+const TASK_STATES = new Set<string>(["pending", "running", "done", "error"]);
+
+function isPhase(value: unknown): value is Phase {
+  return typeof value === "string" && (PHASES as readonly string[]).includes(value);
+}
+
+function asNumber(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
+}
+
+function withPhase(view: RunView, phase: Phase, at: string): RunView {
+  if (view.phase === phase) return view;
+  const phases = view.phases.map((span) => (span.endedAt === null ? { ...span, endedAt: at } : span));
+  const ended = phase === "done";
+  phases.push({ phase, startedAt: at, endedAt: ended ? at : null });
+  return { ...view, phase, phases };
+}
+
+function closePhases(view: RunView, at: string): RunView {
+  if (!view.phases.some((span) => span.endedAt === null)) return view;
+  return { ...view, phases: view.phases.map((s) => (s.endedAt === null ? { ...s, endedAt: at } : s)) };
+}
+
+function withTaskState(todo: TodoTask[], taskId: string, state: TaskState): TodoTask[] {
+  return todo.map((task) => (task.id === taskId ? { ...task, state } : task));
+}
+
+function progressOf(view: RunView, event: RunEvent): RunView {
+  const taskId = String(event.task_id ?? "");
+  if (!taskId) return view;
+  const before: TaskProgress = view.progress[taskId] ?? { step: "pending", steps: 0 };
+  const state = typeof event.state === "string" && TASK_STATES.has(event.state) ? (event.state as TaskState) : undefined;
+  const next: TaskProgress = {
+    ...before,
+    step: String(event.step ?? before.step),
+    steps: before.steps + 1,
+    ...(state ? { state } : {}),
+    ...(Array.isArray(event.queries) ? { queries: event.queries.map(String) } : {}),
+  };
+  for (const key of ["passages", "followed", "skipped", "batch", "evidence"] as const) {
+    const value = asNumber(event[key]);
+    if (value !== undefined) next[key] = value;
+  }
+  return {
+    ...view,
+    progress: { ...view.progress, [taskId]: next },
+    todo: state ? withTaskState(view.todo, taskId, state) : view.todo,
+  };
+}
+
+/** The view after one event (pure; the event is known to be the next one in order). */
+export function applyEvent(view: RunView, event: RunEvent): RunView {
+  let next: RunView = {
+    ...view,
+    lastSeq: Math.max(view.lastSeq, event.seq),
+    startedAt: view.startedAt ?? event.created_at,
+    updatedAt: event.created_at,
+  };
+  switch (event.type) {
+    case "status": {
+      const status = event.status as RunStatus;
+      next = { ...next, status };
+      if (status !== "waiting_for_input") next = { ...next, interrupt: null };
+      if (status === "running" || status === "queued") next = { ...next, error: null, terminal: false };
+      if (status === "error" && typeof event.error === "string") next = { ...next, error: event.error };
+      if (isPhase(event.phase)) next = withPhase(next, event.phase, event.created_at);
+      return next;
+    }
+    case "phase":
+      return isPhase(event.phase) ? withPhase(next, event.phase, event.created_at) : next;
+    case "language":
+      return { ...next, language: typeof event.language === "string" ? event.language : null };
+    case "assessment":
+      return { ...next, assessment: event as unknown as Assessment };
+    case "clarification": {
+      const round = event.round as ClarificationRound | undefined;
+      if (!round || typeof round.round !== "number") return next;
+      const others = next.clarifications.filter((r) => r.round !== round.round);
+      return { ...next, clarifications: [...others, round].sort((a, b) => a.round - b.round) };
+    }
+    case "plan":
+      return { ...next, plan: Array.isArray(event.tasks) ? (event.tasks as TaskSpec[]) : [] };
+    case "todo":
+      return { ...next, todo: Array.isArray(event.tasks) ? (event.tasks as TodoTask[]) : [] };
+    case "task_progress":
+      return progressOf(next, event);
+    case "reference_followed": {
+      const item = event as unknown as Omit<ReferenceFollowed, "seq">;
+      const followed: ReferenceFollowed = {
+        seq: event.seq,
+        task_id: String(item.task_id),
+        from: item.from,
+        mention: String(item.mention ?? ""),
+        to: item.to,
+        depth: asNumber(item.depth) ?? 0,
+      };
+      return { ...next, references: [...next.references, followed] };
+    }
+    case "warning":
+      return { ...next, warnings: [...next.warnings, String(event.message ?? "")] };
+    case "remediation":
+      return { ...next, remediation: Array.isArray(event.issues) ? event.issues.map(String) : [] };
+    case "interrupt": {
+      const { type: _t, run_id: _r, seq: _s, created_at: _c, ...payload } = event;
+      return { ...next, interrupt: payload as unknown as Interrupt, status: "waiting_for_input" };
+    }
+    case "report":
+      return { ...next, report: (event.result as ResearchResult | undefined) ?? null };
+    case "error":
+      return closePhases(
+        { ...next, status: "error", error: String(event.message ?? ""), interrupt: null, terminal: true },
+        event.created_at,
+      );
+    case "done": {
+      const status = (event.status as RunStatus | undefined) ?? "done";
+      return closePhases({ ...next, status, interrupt: null, terminal: true }, event.created_at);
+    }
+    default:
+      return next;
+  }
+}
+
+export function foldEvents(events: readonly RunEvent[]): RunView {
+  return events.reduce(applyEvent, EMPTY_VIEW);
+}
+
+/**
+ * The log with `incoming` added: events already there (same number) are dropped, so a replay after a
+ * reconnect or a second delivery changes nothing; an event older than the newest one is put in its place and
+ * the view folded again, so the view never depends on the order events arrived in.
+ */
+export function addEvents(log: RunEventLog, incoming: readonly RunEvent[]): RunEventLog {
+  let events = log.events;
+  let view = log.view;
+  let refold = false;
+  const known = new Set(events.map((e) => e.seq));
+  for (const event of incoming) {
+    if (!Number.isInteger(event.seq) || known.has(event.seq)) continue;
+    known.add(event.seq);
+    const newest = events.length > 0 ? events[events.length - 1]!.seq : 0;
+    if (event.seq > newest) {
+      events = [...events, event];
+      if (!refold) view = applyEvent(view, event);
+    } else {
+      events = [...events, event].sort((a, b) => a.seq - b.seq);
+      refold = true;
+    }
+  }
+  if (events === log.events) return log;
+  return { events, view: refold ? foldEvents(events) : view };
+}
+
+/** Parses one SSE message's data; null when it is not a run event. */
+export function parseRunEvent(data: string): RunEvent | null {
+  try {
+    const value: unknown = JSON.parse(data);
+    if (typeof value !== "object" || value === null) return null;
+    const event = value as Partial<RunEvent>;
+    if (typeof event.type !== "string" || typeof event.seq !== "number") return null;
+    return event as RunEvent;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,134 @@
+import type {
+  ClarificationAnswer,
+  ResearchResult,
+  RunSummary,
+  TaskEdit,
+} from "../../../api/generated/types.gen";
+
+/** The statuses and phases of a run (research/models.py). */
+export type RunStatus = RunSummary["status"];
+export const PHASES = ["clarify", "assess", "plan", "dig", "validate", "synthesize", "attribute", "done"] as const;
+export type Phase = (typeof PHASES)[number];
+export type TaskState = "pending" | "running" | "done" | "error";
+
+/** One event of GET /api/runs/{id}/events: `data` of the SSE message, numbered per run by `seq`. */
+export interface RunEvent {
+  type: string;
+  run_id: string;
+  seq: number;
+  created_at: string;
+  [field: string]: unknown;
+}
+
+export interface RetrievedPassage {
+  chunk_id: string;
+  document: string;
+  page: number;
+  section?: string | null;
+  score: number;
+  snippet: string;
+}
+
+export interface ClarificationRound {
+  round: number;
+  questions: string[];
+  understanding: string;
+  coverage: number;
+  gaps: string[];
+  queries: string[];
+  passages: RetrievedPassage[];
+  dedup_ratio: number;
+  answer?: string | null;
+}
+
+export interface ClarificationInterrupt extends ClarificationRound {
+  kind: "clarification";
+  error?: string | null;
+}
+
+export interface TaskSpec {
+  id: string;
+  title: string;
+  description?: string;
+  queries?: string[];
+  corpus_queries?: string[];
+}
+
+export interface PlanInterrupt {
+  kind: "plan";
+  question: string;
+  tasks: TaskSpec[];
+  limit: number;
+  error?: string | null;
+}
+
+export type Interrupt = ClarificationInterrupt | PlanInterrupt;
+
+export interface TodoTask {
+  id: string;
+  title: string;
+  state: TaskState;
+}
+
+/** The latest step of a task and the figures its steps reported. */
+export interface TaskProgress {
+  step: string;
+  state?: TaskState;
+  queries?: string[];
+  passages?: number;
+  followed?: number;
+  skipped?: number;
+  batch?: number;
+  evidence?: number;
+  steps: number;
+}
+
+export interface ReferenceFollowed {
+  seq: number;
+  task_id: string;
+  from: { document: string; section?: string | null };
+  mention: string;
+  to: { document: string; section?: string | null };
+  depth: number;
+}
+
+export interface Assessment {
+  answerable: boolean;
+  reason: string;
+  corpus_covers: string[];
+  coverage: number;
+  max_similarity: number;
+  model_verdict: string;
+}
+
+export interface PhaseSpan {
+  phase: Phase;
+  startedAt: string;
+  endedAt: string | null;
+}
+
+/** What the run page shows, folded from the run's events. */
+export interface RunView {
+  lastSeq: number;
+  status: RunStatus | null;
+  phase: Phase | null;
+  phases: PhaseSpan[];
+  language: string | null;
+  assessment: Assessment | null;
+  clarifications: ClarificationRound[];
+  plan: TaskSpec[] | null;
+  todo: TodoTask[];
+  progress: Record<string, TaskProgress>;
+  references: ReferenceFollowed[];
+  warnings: string[];
+  remediation: string[] | null;
+  interrupt: Interrupt | null;
+  report: ResearchResult | null;
+  error: string | null;
+  /** The run ended (done, cancelled or error): its stream closes after this event. */
+  terminal: boolean;
+  startedAt: string | null;
+  updatedAt: string | null;
+}
+
+export type ResumeBody = ClarificationAnswer | { tasks: TaskEdit[] | null } | Record<string, never>;

@@ -1,0 +1,15 @@
+/** TanStack Query keys, in one place so invalidation after an event or a mutation hits what it should. */
+export const queryKeys = {
+  health: ["health"] as const,
+  collections: ["collections"] as const,
+  collection: (name: string) => ["collections", name] as const,
+  documents: (name: string) => ["collections", name, "documents"] as const,
+  registry: (name: string) => ["collections", name, "registry"] as const,
+  search: (collection: string, q: string, k: number) => ["search", collection, q, k] as const,
+  job: (id: string) => ["jobs", id] as const,
+  runs: ["runs"] as const,
+  runList: (limit: number) => ["runs", "list", limit] as const,
+  run: (id: string) => ["runs", "detail", id] as const,
+  report: (id: string) => ["runs", "report", id] as const,
+  pages: (collection: string, document: string, page: number) => ["pages", collection, document, page] as const,
+};

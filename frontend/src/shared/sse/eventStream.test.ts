@@ -1,0 +1,89 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { EventStream, type StreamState } from "./eventStream";
+
+/** An EventSource stand-in the test drives: open, deliver named events, fail. */
+class FakeSource {
+  static made: FakeSource[] = [];
+  onopen: (() => void) | null = null;
+  onerror: (() => void) | null = null;
+  closed = false;
+  private listeners = new Map<string, Array<(e: MessageEvent) => void>>();
+  constructor(readonly url: string) {
+    FakeSource.made.push(this);
+  }
+  addEventListener(type: string, fn: (e: MessageEvent) => void) {
+    this.listeners.set(type, [...(this.listeners.get(type) ?? []), fn]);
+  }
+  close() {
+    this.closed = true;
+  }
+  emit(type: string, seq: number) {
+    const event = new MessageEvent(type, { data: JSON.stringify({ seq }), lastEventId: String(seq) });
+    for (const fn of this.listeners.get(type) ?? []) fn(event);
+  }
+}
+
+beforeEach(() => {
+  FakeSource.made = [];
+  vi.useFakeTimers();
+});
+afterEach(() => vi.useRealTimers());
+
+function start(shouldReconnect = () => true) {
+  let cursor = 0;
+  const states: StreamState[] = [];
+  const seen: number[] = [];
+  const stream = new EventStream({
+    url: () => `/api/runs/r/events?after=${cursor}`,
+    types: ["phase"],
+    onEvent: (_type, data) => {
+      const seq = (JSON.parse(data) as { seq: number }).seq;
+      seen.push(seq);
+      cursor = Math.max(cursor, seq);
+    },
+    onState: (s) => states.push(s),
+    shouldReconnect,
+    createEventSource: (url) => new FakeSource(url) as unknown as EventSource,
+  });
+  stream.start();
+  return { stream, states, seen };
+}
+
+describe("event stream", () => {
+  it("reconnects after an error from the last event it has, backing off", () => {
+    const { states, seen } = start();
+    const first = FakeSource.made[0]!;
+    expect(first.url).toBe("/api/runs/r/events?after=0");
+    first.onopen?.();
+    first.emit("phase", 1);
+    first.emit("phase", 2);
+    first.onerror?.();
+    expect(first.closed).toBe(true);
+    expect(states.at(-1)).toBe("reconnecting");
+    expect(FakeSource.made).toHaveLength(1);
+    vi.advanceTimersByTime(1000);
+    expect(FakeSource.made).toHaveLength(2);
+    expect(FakeSource.made[1]!.url).toBe("/api/runs/r/events?after=2");
+    FakeSource.made[1]!.onerror?.();
+    vi.advanceTimersByTime(1999);
+    expect(FakeSource.made).toHaveLength(2);
+    vi.advanceTimersByTime(1);
+    expect(FakeSource.made).toHaveLength(3);
+    expect(seen).toEqual([1, 2]);
+  });
+
+  it("stays closed when the stream is over, and stop() ends it", () => {
+    const over = start(() => false);
+    FakeSource.made[0]!.onerror?.();
+    vi.advanceTimersByTime(60000);
+    expect(FakeSource.made).toHaveLength(1);
+    expect(over.states.at(-1)).toBe("closed");
+
+    FakeSource.made = [];
+    const live = start();
+    live.stream.stop();
+    expect(FakeSource.made[0]!.closed).toBe(true);
+    vi.advanceTimersByTime(60000);
+    expect(FakeSource.made).toHaveLength(1);
+  });
+});
