@@ -1180,6 +1180,30 @@ export type Source = {
      */
     chain?: Array<ChainStep>;
     support?: Support | null;
+    /**
+     * Kind
+     *
+     * "web": a passage of a fetched web page; quote/start/end index its extracted text.
+     */
+    kind?: 'document' | 'web';
+    /**
+     * Url
+     *
+     * The web page's address (web sources only).
+     */
+    url?: string | null;
+    /**
+     * Title
+     *
+     * The web page's title (web sources only).
+     */
+    title?: string | null;
+    /**
+     * Fetched At
+     *
+     * When the web page was fetched (web sources).
+     */
+    fetched_at?: string | null;
 };
 
 /**
@@ -2848,3 +2872,53 @@ export type GetReportMarkdownResponses = {
 };
 
 export type GetReportMarkdownResponse = GetReportMarkdownResponses[keyof GetReportMarkdownResponses];
+
+export type GetReportDocxData = {
+    body?: never;
+    path: {
+        /**
+         * Run Id
+         */
+        run_id: string;
+    };
+    query?: never;
+    url: '/api/runs/{run_id}/report.docx';
+};
+
+export type GetReportDocxErrors = {
+    /**
+     * Bad request (e.g. a `Host:` header the server does not answer to).
+     */
+    400: ErrorResponse;
+    /**
+     * Missing or wrong bearer token (only when server.token is set).
+     */
+    401: ErrorResponse;
+    /**
+     * No such run (or collection).
+     */
+    404: ErrorResponse;
+    /**
+     * The run is not in a state that allows this.
+     */
+    409: ErrorResponse;
+    /**
+     * The request or payload is invalid (or does not fit the pending interrupt).
+     */
+    422: ErrorResponse;
+    /**
+     * Internal error (details in the server log).
+     */
+    500: ErrorResponse;
+};
+
+export type GetReportDocxError = GetReportDocxErrors[keyof GetReportDocxErrors];
+
+export type GetReportDocxResponses = {
+    /**
+     * The report as a Word document.
+     */
+    200: Blob | File;
+};
+
+export type GetReportDocxResponse = GetReportDocxResponses[keyof GetReportDocxResponses];
