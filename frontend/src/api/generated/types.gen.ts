@@ -1134,6 +1134,36 @@ export type SearchResultItem = {
 };
 
 /**
+ * SessionRequest
+ */
+export type SessionRequest = {
+    /**
+     * Token
+     *
+     * The server's token (server.token).
+     */
+    token: string;
+};
+
+/**
+ * SessionState
+ */
+export type SessionState = {
+    /**
+     * Token Required
+     *
+     * Whether the server wants a token (server.token is set).
+     */
+    token_required: boolean;
+    /**
+     * Via
+     *
+     * How this request gave the token: the Authorization header, the session cookie, or none (no token needed).
+     */
+    via: 'bearer' | 'cookie' | 'none';
+};
+
+/**
  * Source
  *
  * One numbered source of the report ([n]).
@@ -1303,9 +1333,13 @@ export type HealthErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * Invalid request values.
      */
@@ -1340,9 +1374,13 @@ export type ListCollectionsErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * Invalid request values.
      */
@@ -1379,9 +1417,13 @@ export type CreateCollectionErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * Conflict with the current state.
      */
@@ -1433,9 +1475,13 @@ export type DeleteCollectionErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * Not found.
      */
@@ -1483,9 +1529,13 @@ export type GetCollectionErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * Not found.
      */
@@ -1529,9 +1579,13 @@ export type ListDocumentsErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * Not found.
      */
@@ -1577,9 +1631,13 @@ export type UploadDocumentsErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * Not found.
      */
@@ -1635,9 +1693,13 @@ export type DeleteDocumentErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * Not found.
      */
@@ -1696,9 +1758,13 @@ export type DocumentPagesErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * Not found.
      */
@@ -1746,9 +1812,13 @@ export type DeleteDocumentByIdErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * Not found.
      */
@@ -1798,9 +1868,13 @@ export type GetDocumentErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * Not found.
      */
@@ -1853,9 +1927,13 @@ export type DocumentPagesByIdErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * Not found.
      */
@@ -1901,9 +1979,13 @@ export type CollectionRegistryErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * Not found.
      */
@@ -1951,9 +2033,13 @@ export type ReplaceRegistryErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * Not found.
      */
@@ -2005,9 +2091,13 @@ export type GetJobErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * Not found.
      */
@@ -2055,9 +2145,13 @@ export type DocumentPdfErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * Not found.
      */
@@ -2111,9 +2205,13 @@ export type DocumentPdfByIdErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * Not found.
      */
@@ -2165,9 +2263,13 @@ export type ReferenceGraphErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * Not found.
      */
@@ -2215,9 +2317,13 @@ export type PassageReferencesErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * Not found.
      */
@@ -2307,9 +2413,13 @@ export type SearchErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * Not found.
      */
@@ -2343,6 +2453,129 @@ export type SearchResponses = {
 
 export type SearchResponse2 = SearchResponses[keyof SearchResponses];
 
+export type DeleteSessionData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/api/session';
+};
+
+export type DeleteSessionErrors = {
+    /**
+     * Bad request (e.g. a `Host:` header the server does not answer to).
+     */
+    400: ErrorResponse;
+    /**
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     */
+    401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
+    /**
+     * Invalid request values.
+     */
+    422: ErrorResponse;
+    /**
+     * Internal error (details in the server log).
+     */
+    500: ErrorResponse;
+};
+
+export type DeleteSessionError = DeleteSessionErrors[keyof DeleteSessionErrors];
+
+export type DeleteSessionResponses = {
+    /**
+     * Signed out: the session cookie is cleared.
+     */
+    204: void;
+};
+
+export type DeleteSessionResponse = DeleteSessionResponses[keyof DeleteSessionResponses];
+
+export type GetSessionData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/api/session';
+};
+
+export type GetSessionErrors = {
+    /**
+     * Bad request (e.g. a `Host:` header the server does not answer to).
+     */
+    400: ErrorResponse;
+    /**
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     */
+    401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
+    /**
+     * Invalid request values.
+     */
+    422: ErrorResponse;
+    /**
+     * Internal error (details in the server log).
+     */
+    500: ErrorResponse;
+};
+
+export type GetSessionError = GetSessionErrors[keyof GetSessionErrors];
+
+export type GetSessionResponses = {
+    /**
+     * Successful Response
+     */
+    200: SessionState;
+};
+
+export type GetSessionResponse = GetSessionResponses[keyof GetSessionResponses];
+
+export type CreateSessionData = {
+    body: SessionRequest;
+    path?: never;
+    query?: never;
+    url: '/api/session';
+};
+
+export type CreateSessionErrors = {
+    /**
+     * Bad request (e.g. a `Host:` header the server does not answer to).
+     */
+    400: ErrorResponse;
+    /**
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     */
+    401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
+    /**
+     * Invalid request values.
+     */
+    422: ErrorResponse;
+    /**
+     * Internal error (details in the server log).
+     */
+    500: ErrorResponse;
+};
+
+export type CreateSessionError = CreateSessionErrors[keyof CreateSessionErrors];
+
+export type CreateSessionResponses = {
+    /**
+     * Signed in: the session cookie is set.
+     */
+    204: void;
+};
+
+export type CreateSessionResponse = CreateSessionResponses[keyof CreateSessionResponses];
+
 export type RunListChangesData = {
     body?: never;
     path?: never;
@@ -2356,9 +2589,13 @@ export type RunListChangesErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * No such run.
      */
@@ -2425,9 +2662,13 @@ export type RunEventsErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * No such run.
      */
@@ -2489,9 +2730,13 @@ export type ListRunsErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * The request or payload is invalid (or does not fit the pending interrupt).
      */
@@ -2526,9 +2771,13 @@ export type CreateRunErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * No such run (or collection).
      */
@@ -2572,9 +2821,13 @@ export type DeleteRunErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * No such run (or collection).
      */
@@ -2618,9 +2871,13 @@ export type GetRunErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * No such run (or collection).
      */
@@ -2667,9 +2924,13 @@ export type ResumeRunErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * No such run (or collection).
      */
@@ -2717,9 +2978,13 @@ export type CancelRunErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * No such run (or collection).
      */
@@ -2767,9 +3032,13 @@ export type GetReportErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * No such run (or collection).
      */
@@ -2817,9 +3086,13 @@ export type GetReportMarkdownErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * No such run (or collection).
      */

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useReducer, useRef, useState } from "react";
 import { apiUrl } from "../../../shared/api/base";
+import { accessGate } from "../../../shared/auth/accessGate";
 import { EventStream, type StreamState } from "../../../shared/sse/eventStream";
 import { addEvents, EMPTY_LOG, parseRunEvent, type RunEventLog } from "../events/reducer";
 import type { RunEvent } from "../events/types";
@@ -74,6 +75,7 @@ export function useRunEvents(
     const stream = new EventStream({
       url: () => apiUrl(`/api/runs/${encodeURIComponent(runId)}/events?after=${lastSeq.current}`),
       types: RUN_EVENT_TYPES,
+      access: accessGate,
       onEvent: (_type, data) => {
         const event = parseRunEvent(data);
         if (event === null) return;

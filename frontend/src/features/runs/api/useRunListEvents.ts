@@ -2,6 +2,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
 import { apiUrl } from "../../../shared/api/base";
 import { queryKeys } from "../../../shared/api/queryKeys";
+import { accessGate } from "../../../shared/auth/accessGate";
 import { EventStream } from "../../../shared/sse/eventStream";
 
 /**
@@ -15,6 +16,7 @@ export function useRunListEvents(): void {
     const stream = new EventStream({
       url: () => apiUrl("/api/runs/events"),
       types: ["ready", "status", "phase", "deleted"],
+      access: accessGate,
       onEvent: (type, data) => {
         if (type === "ready") {
           void queryClient.invalidateQueries({ queryKey: queryKeys.runs });
