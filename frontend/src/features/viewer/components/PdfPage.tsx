@@ -78,13 +78,15 @@ export default function PdfPage({
         setStatus("ready");
       } catch (error) {
         if (cancelled) return;
-        if ((error as { status?: unknown } | null)?.status === 401) {
+        const httpStatus = (error as { status?: unknown } | null)?.status;
+        if (httpStatus === 401) {
           accessGate.deny();
           setStatus("locked");
           return;
         }
         const name = error instanceof Error ? error.name : "";
-        setStatus(name === "MissingPDFException" || /404|Missing/.test(String(error)) ? "missing" : "failed");
+        const missing = httpStatus === 404 || name === "MissingPDFException" || /404|Missing/.test(String(error));
+        setStatus(missing ? "missing" : "failed");
       }
     })();
     return () => {
