@@ -131,8 +131,11 @@ describe("access token", () => {
     const user = userEvent.setup();
     renderApp();
     expect(await screen.findByRole("link", { name: "laws" })).toBeInTheDocument();
+    const stream = FakeSource.made.at(-1)!;
+    await waitFor(() => expect(stream.opened).toBe(true));
     await user.click(await screen.findByRole("button", { name: "Sign out" }));
     expect(await screen.findByRole("dialog", { name: "Access token" })).toBeInTheDocument();
+    expect(stream.closed).toBe(true); // no more run list changes after signing out
     expect(server.calls).toContain("DELETE /api/session");
     await waitFor(() => expect(screen.queryByRole("link", { name: "laws" })).toBeNull());
   });
