@@ -1,5 +1,6 @@
-# Rabbithole: `make run` sets up and serves the app on the sample knowledge base; `make test` sets up and
-# runs every test. Both go through `make setup`, which is idempotent and fast when nothing changed.
+# Rabbithole: `make run` sets up, builds the web app when it is missing or stale, and serves it with the API on
+# the sample knowledge base; `make test` sets up and runs every test (Python, the web app's unit tests and the
+# browser tests). Both go through `make setup`, which is idempotent and fast when nothing changed.
 
 PYTHON ?= python3
 VENV := .venv
@@ -11,9 +12,19 @@ export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 export ANONYMIZED_TELEMETRY ?= False
 
-.PHONY: setup run ingest serve test lint format bench clean
+# The web app (frontend/): dependencies installed when package-lock.json changed, built when any source is
+# newer than the build.
+FRONTEND := frontend
+NPM := cd $(FRONTEND) && npm
+NPM_STAMP := $(FRONTEND)/node_modules/.rabbithole-npm-ci
+WEB_BUILD := $(FRONTEND)/dist/index.html
+WEB_SOURCES := $(shell find $(FRONTEND)/src $(FRONTEND)/public -type f 2>/dev/null) \
+	$(wildcard $(FRONTEND)/index.html $(FRONTEND)/package.json $(FRONTEND)/package-lock.json \
+	$(FRONTEND)/vite.config.* $(FRONTEND)/tsconfig*.json)
 
-setup: $(STAMP)
+.PHONY: setup chromium web run ingest serve test test-python test-web test-e2e lint format bench clean
+
+setup: $(STAMP) $(NPM_STAMP) chromium
 
 # torch is pinned first: 2.13.0 has a CPU build; an unpinned torch pulls several GB of CUDA libraries.
 $(STAMP): pyproject.toml
@@ -23,29 +34,54 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
 	touch $(STAMP)
 
+$(NPM_STAMP): $(FRONTEND)/package-lock.json
+	$(NPM) ci --no-audit --no-fund
+	touch $(NPM_STAMP)
+
+chromium:
+	@scripts/ensure_chromium.sh
+
+web: $(WEB_BUILD)
+
+$(WEB_BUILD): $(NPM_STAMP) $(WEB_SOURCES)
+	$(NPM) run build
+	touch $(WEB_BUILD)
+
 ingest: setup
 	$(BIN)/rabbithole ingest kb
 
-run: ingest
+run: ingest web
 	$(BIN)/rabbithole serve --host $(HOST) --port $(PORT)
 
 serve: setup
 	$(BIN)/rabbithole serve --host $(HOST) --port $(PORT)
 
-test: setup
+test: test-python test-web test-e2e
+
+test-python: setup
 	$(BIN)/python -m pytest -q
+
+test-web: setup
+	$(NPM) test
+
+# The browser tests start the real server (.venv) and the fake Ollama, and drive the built app in Chromium.
+test-e2e: setup web
+	$(NPM) run test:e2e
 
 lint: setup
 	$(BIN)/ruff check backend tests benchmarks scripts
 	$(BIN)/ruff format --check backend tests benchmarks scripts
 	$(BIN)/mypy
+	$(NPM) run lint
+	$(NPM) run check:generated
 
 format: setup
 	$(BIN)/ruff check --fix backend tests benchmarks scripts
 	$(BIN)/ruff format backend tests benchmarks scripts
 
-bench: setup
+bench: setup web
 	$(BIN)/python -m benchmarks
 
 clean:
 	rm -rf $(VENV) data bench-data .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(FRONTEND)/node_modules $(FRONTEND)/dist $(FRONTEND)/e2e/artifacts

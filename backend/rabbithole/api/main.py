@@ -20,6 +20,7 @@ from rabbithole.api.runs import routes as run_routes
 from rabbithole.api.runs import stream as run_stream
 from rabbithole.api.runs.service import RunService
 from rabbithole.api.security import BearerTokenMiddleware, BodySizeLimitMiddleware, TrustedHostMiddleware
+from rabbithole.api.spa import WebAppMiddleware, default_web_dir
 from rabbithole.core.config import Settings, load_settings
 from rabbithole.services import Services
 
@@ -74,6 +75,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(session.router, prefix="/api")
     app.include_router(run_stream.router, prefix="/api")  # before /runs/{run_id}: /runs/events is a stream
     app.include_router(run_routes.router, prefix="/api")
+    # The web app answers GET/HEAD outside the API, inside the guards (the Host check covers it).
+    app.add_middleware(WebAppMiddleware, web_dir=resolved.server.web_dir or default_web_dir())
     _install_guards(app, resolved)
     return app
 

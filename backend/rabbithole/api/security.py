@@ -15,6 +15,7 @@ from starlette.requests import cookie_parser
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from rabbithole.api.errors import error_body
+from rabbithole.api.spa import is_web_app_request, route_path
 
 
 async def _refuse(
@@ -75,7 +76,8 @@ class TrustedHostMiddleware:
         await self.app(scope, receive, send)
 
 
-#: What a browser loads without a token: the API's description and its offline documentation pages.
+#: What a browser loads without a token: the API's description and its offline documentation pages, and
+#: the web app's files (spa.is_web_app_request), which hold no data.
 PUBLIC_PATHS = ("/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc")
 PUBLIC_PREFIX = "/static-offline-docs/"
 #: Where a browser trades the token for a session cookie (api/routes/session.py); no token needed there.
@@ -92,22 +94,10 @@ def session_cookie_value(token: str) -> str:
     return hmac.new(token.encode(), b"rabbithole session cookie v1", hashlib.sha256).hexdigest()
 
 
-def route_path(scope: Scope) -> str:
-    """The request's path inside the app: without the root path a proxy serves it under ("/research")."""
-    path: str = scope.get("path", "")
-    root: str = scope.get("root_path", "")
-    if root and (path == root or path.startswith(f"{root}/")):
-        return path[len(root) :] or "/"
-    return path
-
-
-def _needs_no_token(method: str, path: str) -> bool:
-    """The documentation pages, and what a browser GETs that is not the API or /health: the web app's shell
-    and its assets, so the app can load and ask for the token."""
-    if path in PUBLIC_PATHS or path.startswith(PUBLIC_PREFIX):
-        return True
-    api = path in ("/api", "/health") or path.startswith(("/api/", "/health/"))
-    return method in ("GET", "HEAD") and not api
+def _needs_no_token(scope: Scope, path: str) -> bool:
+    """The documentation pages, and the web app's files (spa.is_web_app_request: a GET/HEAD outside the
+    API and /health), which hold no data and load before the app can ask for the token."""
+    return path in PUBLIC_PATHS or path.startswith(PUBLIC_PREFIX) or is_web_app_request(scope)
 
 
 def origin_allowed(scope: Scope, trusted_origins: Collection[str]) -> bool:
@@ -161,7 +151,7 @@ class BearerTokenMiddleware:
                 return
             await self.app(scope, receive, send)
             return
-        if _needs_no_token(method, path):
+        if _needs_no_token(scope, path):
             await self.app(scope, receive, send)
             return
         via = self._credential(scope)

@@ -37,4 +37,5 @@ def register(app: typer.Typer) -> None:
             host=settings.server.host,
             port=settings.server.port,
             reload=reload,
+            root_path=settings.server.root_path,
         )

@@ -55,6 +55,14 @@ def check_http_url(value: str) -> str:
     return value
 
 
+def check_root_path(value: str) -> str:
+    """``value`` as a root path: empty, or "/" followed by path segments, no trailing slash."""
+    path = value.strip().rstrip("/")
+    if path and (not path.startswith("/") or any(c in path for c in "?#\\ ") or "//" in path):
+        raise ValueError(f"'{value}' is not a path prefix such as /research")
+    return path
+
+
 def check_data_dir(path: Path) -> Path:
     """A folder Rabbithole can use (it exists and is writable, or can be created); ValueError saying why."""
     path = path.expanduser()
@@ -359,11 +367,26 @@ class ServerSettings(BaseModel):
         description="Load the embedder, the searcher and the BM25 indexes at start-up, so the first search "
         "is fast (/health says `starting` until done).",
     )
+    root_path: str = Field(
+        "",
+        description="The path prefix under which a reverse proxy serves the app (e.g. /research for "
+        "https://host/research/); the proxy strips it before forwarding. Empty: served at /.",
+    )
+    web_dir: Path | None = Field(
+        None,
+        description="The built web app (index.html and assets/) served at /; default: frontend/dist of the "
+        "source checkout.",
+    )
 
     @field_validator("host")
     @classmethod
     def _strip(cls, value: str) -> str:
         return value.strip()
+
+    @field_validator("root_path")
+    @classmethod
+    def _usable_root_path(cls, value: str) -> str:
+        return check_root_path(value)
 
     def require_token_off_loopback(self) -> None:
         """ConfigurationError when the server would listen beyond this machine without a token."""
