@@ -22,17 +22,22 @@ TRUSTED = "http://localhost:5173"
 Client = Callable[..., AbstractAsyncContextManager[httpx.AsyncClient]]
 
 
-def guarded_settings(data_dir: Path) -> Settings:
+def guarded_settings(root: Path) -> Settings:
+    """A token, a trusted origin, and a small web app build (index.html and one asset) under ``root``."""
+    web = root / "web"
+    (web / "assets").mkdir(parents=True)
+    (web / "index.html").write_text("<!doctype html><html><head></head><body>the app</body></html>")
+    (web / "assets" / "index-abc123.js").write_text("console.log('the app');")
     return load_settings(
-        storage={"data_dir": data_dir},
-        server={"token": TOKEN, "cors_origins": [TRUSTED], "warm_up": False},
+        storage={"data_dir": root / "data"},
+        server={"token": TOKEN, "cors_origins": [TRUSTED], "warm_up": False, "web_dir": str(web)},
     )
 
 
 @pytest_asyncio.fixture
 async def client(tmp_path: Path) -> AsyncIterator[Client]:
     """``async with client(base_url=..., root_path=...)``: the guarded app (lifespan included) over ASGI."""
-    app = create_app(guarded_settings(tmp_path / "data"))
+    app = create_app(guarded_settings(tmp_path))
 
     @asynccontextmanager
     async def factory(
@@ -123,17 +128,29 @@ async def test_under_a_root_path_over_https_the_cookie_is_secure_and_scoped(clie
         assert (await http.get("/research/api/collections")).status_code == 200
     async with client(root_path="/research") as http:
         assert (await http.get("/research/api/collections")).status_code == 401
-        assert (await http.get("/research/")).status_code != 401  # the app's shell, under the prefix
+        shell = await http.get("/research/")  # the app's shell, under the prefix, needs no token
+        assert shell.status_code == 200 and "the app" in shell.text
 
 
 @pytest.mark.asyncio
-@pytest.mark.parametrize("path", ["/", "/index.html", "/assets/index-abc123.js", "/favicon.svg"])
-async def test_the_web_app_files_need_no_token_but_the_api_does(client: Client, path: str) -> None:
+@pytest.mark.parametrize(
+    ("path", "status"),
+    [
+        ("/", 200),
+        ("/index.html", 200),
+        ("/assets/index-abc123.js", 200),
+        ("/runs/42", 200),
+        ("/gone.svg", 404),
+    ],
+)
+async def test_the_web_app_files_need_no_token_but_the_api_does(
+    client: Client, path: str, status: int
+) -> None:
     async with client() as http:
         for method in ("GET", "HEAD"):
             answer = await http.request(method, path)
-            # Served by the web app's module when a build exists, else 404; never refused for the token.
-            assert answer.status_code in (200, 404), (method, path, answer.status_code)
+            assert answer.status_code == status, (method, path, answer.text)
+        assert "the app" in (await http.get(path)).text or status == 404
         assert (await http.post(path)).status_code == 401  # only reading the files is public
         for api in ("/api/collections", "/api", "/api/runs", "/health"):
             refused = await http.get(api)
@@ -194,7 +211,7 @@ async def test_without_a_token_configured_signing_in_needs_nothing(tmp_path: Pat
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The guarded app on a real uvicorn (event streams need a socket)."""
-    with serving(create_app(guarded_settings(tmp_path_factory.mktemp("session") / "data"))) as url:
+    with serving(create_app(guarded_settings(tmp_path_factory.mktemp("session")))) as url:
         wait_ready(url, headers={"Authorization": f"Bearer {TOKEN}"})
         yield url
 
