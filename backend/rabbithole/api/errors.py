@@ -1,6 +1,6 @@
 """Every error the API answers has one JSON shape, ``{"error": {"type", "message", "details"?}}``: domain
 errors (their HTTP status), validation errors (422), HTTP errors of the framework and the middlewares (404,
-405, 400, 401, 413) and unexpected failures (500, with no stack trace: that goes to the server log)."""
+405, 400, 401, 403, 413) and unexpected failures (500, with no stack trace: that goes to the server log)."""
 
 from __future__ import annotations
 
@@ -45,7 +45,9 @@ def error_response(
 
 _DESCRIPTIONS = {
     400: "Bad request (e.g. a `Host:` header the server does not answer to).",
-    401: "Missing or wrong bearer token (only when server.token is set).",
+    401: "Missing or wrong token: bearer header or session cookie (only when server.token is set).",
+    403: "A request with the session cookie from a foreign `Origin:` (not this server, not in "
+    "server.cors_origins); methods other than GET/HEAD only.",
     404: "Not found.",
     409: "Conflict with the current state.",
     413: "Request body too large.",
@@ -57,7 +59,7 @@ _DESCRIPTIONS = {
 }
 
 #: Statuses every route can answer (middlewares and the server itself).
-COMMON_STATUSES = (400, 401, 422, 500)
+COMMON_STATUSES = (400, 401, 403, 422, 500)
 
 
 def responses(*statuses: int) -> dict[int | str, dict[str, Any]]:

@@ -15,7 +15,16 @@ from rabbithole import __version__
 from rabbithole.api.errors import install_error_handlers
 from rabbithole.api.jobs import JobRegistry
 from rabbithole.api.readiness import Readiness
-from rabbithole.api.routes import collections, documents, health, job_stream, references, search, uploads
+from rabbithole.api.routes import (
+    collections,
+    documents,
+    health,
+    job_stream,
+    references,
+    search,
+    session,
+    uploads,
+)
 from rabbithole.api.runs import routes as run_routes
 from rabbithole.api.runs import stream as run_stream
 from rabbithole.api.runs.service import RunService
@@ -73,6 +82,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(job_stream.router, prefix="/api")
     app.include_router(references.router, prefix="/api")
     app.include_router(search.router, prefix="/api")
+    app.include_router(session.router, prefix="/api")
     app.include_router(run_stream.router, prefix="/api")  # before /runs/{run_id}: /runs/events is a stream
     app.include_router(run_routes.router, prefix="/api")
     # The web app answers GET/HEAD outside the API, inside the guards (the Host check covers it).
@@ -88,7 +98,7 @@ def _operation_id(route: APIRoute) -> str:
 
 
 def _install_guards(app: FastAPI, settings: Settings) -> None:
-    """The middlewares, outermost last: Host check, CORS, bearer token, body size."""
+    """The middlewares, outermost last: Host check, CORS, token (bearer or session cookie), body size."""
     server = settings.server
     app.add_middleware(
         BodySizeLimitMiddleware,
@@ -96,7 +106,7 @@ def _install_guards(app: FastAPI, settings: Settings) -> None:
         upload_limit=int(server.max_upload_mb * 1024 * 1024),
     )
     if server.token:
-        app.add_middleware(BearerTokenMiddleware, token=server.token)
+        app.add_middleware(BearerTokenMiddleware, token=server.token, trusted_origins=server.cors_origins)
     if server.cors_origins:
         app.add_middleware(
             CORSMiddleware,

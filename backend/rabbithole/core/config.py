@@ -352,8 +352,9 @@ class ServerSettings(BaseModel):
     port: int = Field(8000, ge=1, le=65535, description="Port to listen on.")
     token: str = Field(
         "",
-        description="Bearer token every request must carry (`Authorization: Bearer TOKEN`); empty: none. "
-        "Required when server.host is not a loopback address.",
+        description="Token every API request must carry: `Authorization: Bearer TOKEN`, or the session "
+        "cookie the web app gets from POST /api/session; empty: none. Required when server.host is not a "
+        "loopback address.",
     )
     allowed_hosts: list[str] = Field(
         [],

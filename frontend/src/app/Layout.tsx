@@ -1,20 +1,25 @@
 import { NavLink, Outlet } from "react-router";
 import { HealthBanner } from "../features/health/components/HealthBanner";
 import { useRunListEvents } from "../features/runs/api/useRunListEvents";
+import { AccessTokenDialog } from "../features/session/components/AccessTokenDialog";
+import { SignOutButton } from "../features/session/components/SignOutButton";
+import { useAccessRequired } from "../shared/auth/useAccess";
 import { LANGUAGES, useI18n, type Language } from "../shared/i18n/i18n";
 
 export function Layout() {
   const { t, language, setLanguage } = useI18n();
   useRunListEvents();
+  const locked = useAccessRequired();
   return (
     <>
-      <a className="skip-link" href="#main" onClick={(e) => {
+      {locked && <AccessTokenDialog />}
+      <a inert={locked} className="skip-link" href="#main" onClick={(e) => {
         e.preventDefault();
         document.getElementById("main")?.focus();
       }}>
         {t("nav.skip")}
       </a>
-      <header className="app-header">
+      <header className="app-header" inert={locked}>
         <span className="brand">Rabbithole</span>
         <nav aria-label={t("nav.label")}>
           <NavLink to="/runs" end>
@@ -33,8 +38,9 @@ export function Layout() {
             ))}
           </select>
         </label>
+        <SignOutButton />
       </header>
-      <main id="main" tabIndex={-1}>
+      <main id="main" tabIndex={-1} inert={locked}>
         <HealthBanner />
         <Outlet />
       </main>

@@ -2,7 +2,7 @@
 
 import { type Client, formDataBodySerializer, type Options as Options2, type TDataShape } from './client';
 import { client } from './client.gen';
-import type { CancelRunData, CancelRunErrors, CancelRunResponses, CollectionRegistryData, CollectionRegistryErrors, CollectionRegistryResponses, CreateCollectionData, CreateCollectionErrors, CreateCollectionResponses, CreateRunData, CreateRunErrors, CreateRunResponses, DeleteCollectionData, DeleteCollectionErrors, DeleteCollectionResponses, DeleteDocumentByIdData, DeleteDocumentByIdErrors, DeleteDocumentByIdResponses, DeleteDocumentData, DeleteDocumentErrors, DeleteDocumentResponses, DeleteRunData, DeleteRunErrors, DeleteRunResponses, DocumentPagesByIdData, DocumentPagesByIdErrors, DocumentPagesByIdResponses, DocumentPagesData, DocumentPagesErrors, DocumentPagesResponses, DocumentPdfByIdData, DocumentPdfByIdErrors, DocumentPdfByIdResponses, DocumentPdfData, DocumentPdfErrors, DocumentPdfResponses, GetCollectionData, GetCollectionErrors, GetCollectionResponses, GetDocumentData, GetDocumentErrors, GetDocumentResponses, GetJobData, GetJobErrors, GetJobResponses, GetReportData, GetReportDocxData, GetReportDocxErrors, GetReportDocxResponses, GetReportErrors, GetReportMarkdownData, GetReportMarkdownErrors, GetReportMarkdownResponses, GetReportResponses, GetRunData, GetRunErrors, GetRunResponses, HealthData, HealthErrors, HealthResponses, ListCollectionsData, ListCollectionsErrors, ListCollectionsResponses, ListDocumentsData, ListDocumentsErrors, ListDocumentsResponses, ListRunsData, ListRunsErrors, ListRunsResponses, PassageReferencesData, PassageReferencesErrors, PassageReferencesResponses, ReferenceGraphData, ReferenceGraphErrors, ReferenceGraphResponses, ReplaceRegistryData, ReplaceRegistryErrors, ReplaceRegistryResponses, ResumeRunData, ResumeRunErrors, ResumeRunResponses, RunEventsData, RunEventsErrors, RunEventsResponses, RunListChangesData, RunListChangesErrors, RunListChangesResponses, SearchData, SearchErrors, SearchResponses, UploadDocumentsData, UploadDocumentsErrors, UploadDocumentsResponses } from './types.gen';
+import type { CancelRunData, CancelRunErrors, CancelRunResponses, CollectionRegistryData, CollectionRegistryErrors, CollectionRegistryResponses, CreateCollectionData, CreateCollectionErrors, CreateCollectionResponses, CreateRunData, CreateRunErrors, CreateRunResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, DeleteCollectionData, DeleteCollectionErrors, DeleteCollectionResponses, DeleteDocumentByIdData, DeleteDocumentByIdErrors, DeleteDocumentByIdResponses, DeleteDocumentData, DeleteDocumentErrors, DeleteDocumentResponses, DeleteRunData, DeleteRunErrors, DeleteRunResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, DocumentPagesByIdData, DocumentPagesByIdErrors, DocumentPagesByIdResponses, DocumentPagesData, DocumentPagesErrors, DocumentPagesResponses, DocumentPdfByIdData, DocumentPdfByIdErrors, DocumentPdfByIdResponses, DocumentPdfData, DocumentPdfErrors, DocumentPdfResponses, GetCollectionData, GetCollectionErrors, GetCollectionResponses, GetDocumentData, GetDocumentErrors, GetDocumentResponses, GetJobData, GetJobErrors, GetJobResponses, GetReportData, GetReportErrors, GetReportMarkdownData, GetReportMarkdownErrors, GetReportMarkdownResponses, GetReportResponses, GetRunData, GetRunErrors, GetRunResponses, GetSessionData, GetSessionErrors, GetSessionResponses, HealthData, HealthErrors, HealthResponses, ListCollectionsData, ListCollectionsErrors, ListCollectionsResponses, ListDocumentsData, ListDocumentsErrors, ListDocumentsResponses, ListRunsData, ListRunsErrors, ListRunsResponses, PassageReferencesData, PassageReferencesErrors, PassageReferencesResponses, ReferenceGraphData, ReferenceGraphErrors, ReferenceGraphResponses, ReplaceRegistryData, ReplaceRegistryErrors, ReplaceRegistryResponses, ResumeRunData, ResumeRunErrors, ResumeRunResponses, RunEventsData, RunEventsErrors, RunEventsResponses, RunListChangesData, RunListChangesErrors, RunListChangesResponses, SearchData, SearchErrors, SearchResponses, UploadDocumentsData, UploadDocumentsErrors, UploadDocumentsResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean> = Options2<TData, ThrowOnError> & {
     /**
@@ -180,6 +180,35 @@ export const passageReferences = <ThrowOnError extends boolean = false>(options:
 export const search = <ThrowOnError extends boolean = false>(options: Options<SearchData, ThrowOnError>) => (options.client ?? client).get<SearchResponses, SearchErrors, ThrowOnError>({ url: '/api/search', ...options });
 
 /**
+ * Delete Session
+ *
+ * Clears the session cookie (the next request without the bearer header gets 401).
+ */
+export const deleteSession = <ThrowOnError extends boolean = false>(options?: Options<DeleteSessionData, ThrowOnError>) => (options?.client ?? client).delete<DeleteSessionResponses, DeleteSessionErrors, ThrowOnError>({ url: '/api/session', ...options });
+
+/**
+ * Get Session
+ *
+ * Whether the server wants a token and how this request gave it (a 401 here: sign in).
+ */
+export const getSession = <ThrowOnError extends boolean = false>(options?: Options<GetSessionData, ThrowOnError>) => (options?.client ?? client).get<GetSessionResponses, GetSessionErrors, ThrowOnError>({ url: '/api/session', ...options });
+
+/**
+ * Create Session
+ *
+ * Checks the token and sets the session cookie (HttpOnly, SameSite=Strict, Secure over https, for the
+ * app's root path; it lasts the browser session). No token configured: 204 and no cookie.
+ */
+export const createSession = <ThrowOnError extends boolean = false>(options: Options<CreateSessionData, ThrowOnError>) => (options.client ?? client).post<CreateSessionResponses, CreateSessionErrors, ThrowOnError>({
+    url: '/api/session',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
  * Run List Changes
  *
  * Changes of the run list (live only), after a first ``ready`` event (subscribed), typed ``status``,
@@ -255,11 +284,3 @@ export const getReport = <ThrowOnError extends boolean = false>(options: Options
  * Get Report Markdown
  */
 export const getReportMarkdown = <ThrowOnError extends boolean = false>(options: Options<GetReportMarkdownData, ThrowOnError>) => (options.client ?? client).get<GetReportMarkdownResponses, GetReportMarkdownErrors, ThrowOnError>({ url: '/api/runs/{run_id}/report.md', ...options });
-
-/**
- * Get Report Docx
- *
- * The report as a Word document (sections, [n] citations, sources with verified quotes, warnings,
- * quality), downloaded as ``rabbithole-<run id>.docx``.
- */
-export const getReportDocx = <ThrowOnError extends boolean = false>(options: Options<GetReportDocxData, ThrowOnError>) => (options.client ?? client).get<GetReportDocxResponses, GetReportDocxErrors, ThrowOnError>({ url: '/api/runs/{run_id}/report.docx', ...options });

@@ -1134,6 +1134,36 @@ export type SearchResultItem = {
 };
 
 /**
+ * SessionRequest
+ */
+export type SessionRequest = {
+    /**
+     * Token
+     *
+     * The server's token (server.token).
+     */
+    token: string;
+};
+
+/**
+ * SessionState
+ */
+export type SessionState = {
+    /**
+     * Token Required
+     *
+     * Whether the server wants a token (server.token is set).
+     */
+    token_required: boolean;
+    /**
+     * Via
+     *
+     * How this request gave the token: the Authorization header, the session cookie, or none (no token needed).
+     */
+    via: 'bearer' | 'cookie' | 'none';
+};
+
+/**
  * Source
  *
  * One numbered source of the report ([n]).
@@ -1327,9 +1357,13 @@ export type HealthErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * Invalid request values.
      */
@@ -1364,9 +1398,13 @@ export type ListCollectionsErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * Invalid request values.
      */
@@ -1403,9 +1441,13 @@ export type CreateCollectionErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * Conflict with the current state.
      */
@@ -1457,9 +1499,13 @@ export type DeleteCollectionErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * Not found.
      */
@@ -1507,9 +1553,13 @@ export type GetCollectionErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * Not found.
      */
@@ -1553,9 +1603,13 @@ export type ListDocumentsErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * Not found.
      */
@@ -1601,9 +1655,13 @@ export type UploadDocumentsErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * Not found.
      */
@@ -1659,9 +1717,13 @@ export type DeleteDocumentErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * Not found.
      */
@@ -1720,9 +1782,13 @@ export type DocumentPagesErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * Not found.
      */
@@ -1770,9 +1836,13 @@ export type DeleteDocumentByIdErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * Not found.
      */
@@ -1822,9 +1892,13 @@ export type GetDocumentErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * Not found.
      */
@@ -1877,9 +1951,13 @@ export type DocumentPagesByIdErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * Not found.
      */
@@ -1925,9 +2003,13 @@ export type CollectionRegistryErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * Not found.
      */
@@ -1975,9 +2057,13 @@ export type ReplaceRegistryErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * Not found.
      */
@@ -2029,9 +2115,13 @@ export type GetJobErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * Not found.
      */
@@ -2079,9 +2169,13 @@ export type DocumentPdfErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * Not found.
      */
@@ -2135,9 +2229,13 @@ export type DocumentPdfByIdErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * Not found.
      */
@@ -2189,9 +2287,13 @@ export type ReferenceGraphErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * Not found.
      */
@@ -2239,9 +2341,13 @@ export type PassageReferencesErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * Not found.
      */
@@ -2331,9 +2437,13 @@ export type SearchErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * Not found.
      */
@@ -2367,6 +2477,129 @@ export type SearchResponses = {
 
 export type SearchResponse2 = SearchResponses[keyof SearchResponses];
 
+export type DeleteSessionData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/api/session';
+};
+
+export type DeleteSessionErrors = {
+    /**
+     * Bad request (e.g. a `Host:` header the server does not answer to).
+     */
+    400: ErrorResponse;
+    /**
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     */
+    401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
+    /**
+     * Invalid request values.
+     */
+    422: ErrorResponse;
+    /**
+     * Internal error (details in the server log).
+     */
+    500: ErrorResponse;
+};
+
+export type DeleteSessionError = DeleteSessionErrors[keyof DeleteSessionErrors];
+
+export type DeleteSessionResponses = {
+    /**
+     * Signed out: the session cookie is cleared.
+     */
+    204: void;
+};
+
+export type DeleteSessionResponse = DeleteSessionResponses[keyof DeleteSessionResponses];
+
+export type GetSessionData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/api/session';
+};
+
+export type GetSessionErrors = {
+    /**
+     * Bad request (e.g. a `Host:` header the server does not answer to).
+     */
+    400: ErrorResponse;
+    /**
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     */
+    401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
+    /**
+     * Invalid request values.
+     */
+    422: ErrorResponse;
+    /**
+     * Internal error (details in the server log).
+     */
+    500: ErrorResponse;
+};
+
+export type GetSessionError = GetSessionErrors[keyof GetSessionErrors];
+
+export type GetSessionResponses = {
+    /**
+     * Successful Response
+     */
+    200: SessionState;
+};
+
+export type GetSessionResponse = GetSessionResponses[keyof GetSessionResponses];
+
+export type CreateSessionData = {
+    body: SessionRequest;
+    path?: never;
+    query?: never;
+    url: '/api/session';
+};
+
+export type CreateSessionErrors = {
+    /**
+     * Bad request (e.g. a `Host:` header the server does not answer to).
+     */
+    400: ErrorResponse;
+    /**
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     */
+    401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
+    /**
+     * Invalid request values.
+     */
+    422: ErrorResponse;
+    /**
+     * Internal error (details in the server log).
+     */
+    500: ErrorResponse;
+};
+
+export type CreateSessionError = CreateSessionErrors[keyof CreateSessionErrors];
+
+export type CreateSessionResponses = {
+    /**
+     * Signed in: the session cookie is set.
+     */
+    204: void;
+};
+
+export type CreateSessionResponse = CreateSessionResponses[keyof CreateSessionResponses];
+
 export type RunListChangesData = {
     body?: never;
     path?: never;
@@ -2380,9 +2613,13 @@ export type RunListChangesErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * No such run.
      */
@@ -2449,9 +2686,13 @@ export type RunEventsErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * No such run.
      */
@@ -2513,9 +2754,13 @@ export type ListRunsErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * The request or payload is invalid (or does not fit the pending interrupt).
      */
@@ -2550,9 +2795,13 @@ export type CreateRunErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * No such run (or collection).
      */
@@ -2596,9 +2845,13 @@ export type DeleteRunErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * No such run (or collection).
      */
@@ -2642,9 +2895,13 @@ export type GetRunErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * No such run (or collection).
      */
@@ -2691,9 +2948,13 @@ export type ResumeRunErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * No such run (or collection).
      */
@@ -2741,9 +3002,13 @@ export type CancelRunErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * No such run (or collection).
      */
@@ -2791,9 +3056,13 @@ export type GetReportErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * No such run (or collection).
      */
@@ -2841,9 +3110,13 @@ export type GetReportMarkdownErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * No such run (or collection).
      */

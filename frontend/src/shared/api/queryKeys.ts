@@ -1,6 +1,7 @@
 /** TanStack Query keys, in one place so invalidation after an event or a mutation hits what it should. */
 export const queryKeys = {
   health: ["health"] as const,
+  session: ["session"] as const,
   collections: ["collections"] as const,
   collection: (name: string) => ["collections", name] as const,
   documents: (name: string) => ["collections", name, "documents"] as const,

@@ -13,9 +13,17 @@ export const de: Record<MessageKey, string> = {
   "common.delete": "Löschen",
   "common.page": "S. {n}",
 
+  "access.title": "Zugangstoken",
+  "access.help": "Dieser Rabbithole-Server ist durch ein Zugangstoken geschützt (server.token, festgelegt von dem, der ihn betreibt). Geben Sie es ein, um fortzufahren; Ihr Browser behält ein Sitzungs-Cookie, bis er geschlossen wird.",
+  "access.label": "Zugangstoken",
+  "access.submit": "Anmelden",
+  "access.checking": "Wird geprüft…",
+  "access.wrong": "Das ist nicht das Zugangstoken des Servers. Prüfen Sie es und versuchen Sie es erneut.",
+  "access.signOut": "Abmelden",
+
   "error.title": "Etwas ist schiefgegangen",
   "error.hint.network": "Der Rabbithole-Server antwortet nicht. Starten Sie ihn mit `make run` (oder `rabbithole serve`) und laden Sie neu.",
-  "error.hint.token": "Der Server verlangt ein Token (server.token). Öffnen Sie die App über einen Proxy, der es mitsendet.",
+  "error.hint.token": "Der Server verlangt sein Zugangstoken (server.token): Geben Sie es im geöffneten Formular ein und versuchen Sie es erneut.",
   "error.hint.tooLarge": "Der Upload ist größer als erlaubt (server.max_upload_mb, ingestion.max_file_mb).",
   "error.hint.embedding": "Die Sammlung wurde mit einem anderen Embedding-Modell indexiert: bitte mit dem eingestellten neu einlesen.",
   "error.hint.unavailable": "Vektorspeicher oder Embedder sind nicht verfügbar: siehe Server-Log und /health.",

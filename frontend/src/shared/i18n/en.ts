@@ -11,9 +11,17 @@ export const en = {
   "common.delete": "Delete",
   "common.page": "p. {n}",
 
+  "access.title": "Access token",
+  "access.help": "This Rabbithole server is protected by an access token (server.token, set by whoever runs it). Enter it to go on; your browser keeps a session cookie until it is closed.",
+  "access.label": "Access token",
+  "access.submit": "Sign in",
+  "access.checking": "Checking…",
+  "access.wrong": "That is not the server's access token. Check it and try again.",
+  "access.signOut": "Sign out",
+
   "error.title": "Something went wrong",
   "error.hint.network": "The Rabbithole server does not answer. Start it with `make run` (or `rabbithole serve`) and reload.",
-  "error.hint.token": "The server wants a token (server.token). Open the app through a proxy that adds it.",
+  "error.hint.token": "The server wants its access token (server.token): enter it in the form that opened, then try again.",
   "error.hint.tooLarge": "The upload is larger than the server allows (server.max_upload_mb, ingestion.max_file_mb).",
   "error.hint.embedding": "The collection was indexed with another embedding model: ingest it again with the configured one.",
   "error.hint.unavailable": "The vector store or the embedder is unavailable: see the server log and /health.",

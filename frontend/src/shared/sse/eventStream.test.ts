@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { EventStream, type StreamState } from "./eventStream";
+import { AccessGate } from "../auth/accessGate";
+import { EventStream, type StreamAccess, type StreamState } from "./eventStream";
 
 /** An EventSource stand-in the test drives: open, deliver named events, fail. */
 class FakeSource {
@@ -29,7 +30,7 @@ beforeEach(() => {
 });
 afterEach(() => vi.useRealTimers());
 
-function start(shouldReconnect = () => true) {
+function start(shouldReconnect = () => true, access?: StreamAccess) {
   let cursor = 0;
   const states: StreamState[] = [];
   const seen: number[] = [];
@@ -43,6 +44,7 @@ function start(shouldReconnect = () => true) {
     },
     onState: (s) => states.push(s),
     shouldReconnect,
+    access,
     createEventSource: (url) => new FakeSource(url) as unknown as EventSource,
   });
   stream.start();
@@ -85,5 +87,29 @@ describe("event stream", () => {
     expect(FakeSource.made[0]!.closed).toBe(true);
     vi.advanceTimersByTime(60000);
     expect(FakeSource.made).toHaveLength(1);
+  });
+
+  it("after a refusal for the access token waits for the sign-in, then reconnects at once", async () => {
+    const gate = new AccessGate();
+    let denied = true;
+    const access: StreamAccess = { isDenied: async () => denied, onGranted: (l) => gate.onGranted(l) };
+    start(() => true, access);
+    FakeSource.made[0]!.emit("phase", 4);
+    FakeSource.made[0]!.onerror?.();
+    await vi.advanceTimersByTimeAsync(0); // the probe answers: 401
+    await vi.advanceTimersByTimeAsync(60000);
+    expect(FakeSource.made).toHaveLength(1); // no retries against a server that refuses
+    gate.grant();
+    expect(FakeSource.made).toHaveLength(2);
+    expect(FakeSource.made[1]!.url).toBe("/api/runs/r/events?after=4");
+
+    denied = false; // another failure (the network): the usual back-off
+    FakeSource.made[1]!.onerror?.();
+    await vi.advanceTimersByTimeAsync(999);
+    expect(FakeSource.made).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(FakeSource.made).toHaveLength(3);
+    gate.grant();
+    expect(FakeSource.made).toHaveLength(3); // nothing was waiting for it
   });
 });

@@ -2,7 +2,8 @@
  * A server-sent event stream that reconnects: after an error it waits (1 s, doubling to 15 s) and opens the
  * URL again with the cursor the caller keeps (`?after=N`, the last event number it has), so nothing is lost
  * or repeated. The server also honours Last-Event-ID, which EventSource sends on its own reconnects; this
- * class closes the failed EventSource and reconnects itself so the cursor is always the caller's.
+ * class closes the failed EventSource and reconnects itself so the cursor is always the caller's. A stream
+ * refused for want of the access token (see `access`) waits for the sign-in instead.
  */
 export type StreamState = "connecting" | "open" | "reconnecting" | "closed";
 
@@ -16,6 +17,18 @@ export interface EventStreamOptions {
   /** After an error or the server closing the stream: whether to connect again (false: the stream is over). */
   shouldReconnect?: () => boolean;
   createEventSource?: (url: string) => EventSource;
+  /**
+   * The access token's gate (EventSource says no status): after an error, a stream the server refused
+   * for want of the token waits for the sign-in and then reconnects at once, instead of retrying.
+   */
+  access?: StreamAccess;
+}
+
+export interface StreamAccess {
+  /** Whether the last failure was a 401 (the app now asks for the token). */
+  isDenied(): Promise<boolean>;
+  /** Calls `listener` once at the next sign-in; returns a function that cancels the wait. */
+  onGranted(listener: () => void): () => void;
 }
 
 export class EventStream {
@@ -23,6 +36,7 @@ export class EventStream {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private delay = 1000;
   private stopped = false;
+  private cancelWait: (() => void) | null = null;
   private readonly options: EventStreamOptions;
 
   constructor(options: EventStreamOptions) {
@@ -38,6 +52,8 @@ export class EventStream {
     this.stopped = true;
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
+    this.cancelWait?.();
+    this.cancelWait = null;
     this.source?.close();
     this.source = null;
     this.options.onState?.("closed");
@@ -68,11 +84,28 @@ export class EventStream {
         return;
       }
       this.options.onState?.("reconnecting");
-      this.timer = setTimeout(() => {
+      this.retryLater();
+      const access = this.options.access;
+      if (access === undefined) return;
+      void access.isDenied().then((denied) => {
+        // Still waiting to retry (not stopped, not reconnected meanwhile): wait for the sign-in instead.
+        if (!denied || this.timer === null || this.cancelWait !== null) return;
+        clearTimeout(this.timer);
         this.timer = null;
-        this.open("reconnecting");
-      }, this.delay);
-      this.delay = Math.min(this.delay * 2, 15000);
+        this.cancelWait = access.onGranted(() => {
+          this.cancelWait = null;
+          this.delay = 1000;
+          this.open("reconnecting");
+        });
+      });
     };
+  }
+
+  private retryLater(): void {
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.open("reconnecting");
+    }, this.delay);
+    this.delay = Math.min(this.delay * 2, 15000);
   }
 }

@@ -1,3 +1,4 @@
+import { ApiError } from "../../../shared/api/errors";
 import { useI18n } from "../../../shared/i18n/i18n";
 import { useHealth } from "../api/useHealth";
 
@@ -8,6 +9,7 @@ import { useHealth } from "../api/useHealth";
 export function HealthBanner({ always = false }: { always?: boolean }) {
   const { t } = useI18n();
   const { data, error } = useHealth();
+  if (error instanceof ApiError && error.status === 401) return null; // the access token form asks
   if (error) {
     return (
       <div role="alert" className="alert alert-error" data-testid="health-banner">

@@ -1,5 +1,7 @@
 import { useCallback, useEffect, useReducer, useRef, useState } from "react";
 import { apiUrl } from "../../../shared/api/base";
+import { accessGate } from "../../../shared/auth/accessGate";
+import { useAccessRequired } from "../../../shared/auth/useAccess";
 import { EventStream, type StreamState } from "../../../shared/sse/eventStream";
 import { addEvents, EMPTY_LOG, parseRunEvent, type RunEventLog } from "../events/reducer";
 import type { RunEvent } from "../events/types";
@@ -40,7 +42,8 @@ export interface RunEventsResult {
  * Follows a run's events: replays them from the start, then live; reconnects with `?after=` the last event
  * number after a network error; stops after the run's final event (done or error) until `reconnect()`.
  * Each event listener notifies `onEvent` too (the run page refreshes the run's detail from it). Not
- * `enabled` (the run does not exist): no stream.
+ * `enabled` (the run does not exist), or while the app asks for the access token: no stream (after the
+ * sign-in it continues after the last event it has).
  */
 export function useRunEvents(
   runId: string,
@@ -53,6 +56,7 @@ export function useRunEvents(
   const lastSeq = useRef(0);
   const terminal = useRef(false);
   const onEventRef = useRef(onEvent);
+  const locked = useAccessRequired();
 
   useEffect(() => {
     onEventRef.current = onEvent;
@@ -70,10 +74,11 @@ export function useRunEvents(
   }, [runId]);
 
   useEffect(() => {
-    if (!enabled) return;
+    if (!enabled || locked) return;
     const stream = new EventStream({
       url: () => apiUrl(`/api/runs/${encodeURIComponent(runId)}/events?after=${lastSeq.current}`),
       types: RUN_EVENT_TYPES,
+      access: accessGate,
       onEvent: (_type, data) => {
         const event = parseRunEvent(data);
         if (event === null) return;
@@ -89,7 +94,7 @@ export function useRunEvents(
     });
     stream.start();
     return () => stream.stop();
-  }, [runId, generation, enabled]);
+  }, [runId, generation, enabled, locked]);
 
   const reconnect = useCallback(() => {
     terminal.current = false;

@@ -4,6 +4,7 @@ import { MemoryRouter, Route, Routes } from "react-router";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { RunDetail } from "../../../api/generated/types.gen";
 import { configureApiClient } from "../../../shared/api/client";
+import { accessGate } from "../../../shared/auth/accessGate";
 import { renderWithProviders } from "../../../test/render";
 import { RunPage } from "./RunPage";
 
@@ -67,16 +68,21 @@ const round = {
 };
 
 const posted: Array<{ url: string; body: unknown }> = [];
+let refuseSession = false;
 
 beforeEach(() => {
   FakeSource.made = [];
   posted.length = 0;
+  refuseSession = false;
+  accessGate.reset();
   configureApiClient("http://app.test/research/");
   vi.stubGlobal("EventSource", FakeSource);
   vi.stubGlobal(
     "fetch",
     vi.fn(async (input: RequestInfo | URL) => {
       const request = input instanceof Request ? input : new Request(String(input));
+      if (refuseSession && new URL(request.url).pathname.endsWith("/api/session"))
+        return Response.json({ error: { type: "Unauthorized", message: "missing or wrong token" } }, { status: 401 });
       if (request.method === "POST") {
         posted.push({ url: request.url, body: await request.json() });
         return Response.json({ run_id: "r1", status: "running" }, { status: 202 });
@@ -133,5 +139,26 @@ describe("run page", () => {
     await waitFor(() => expect(screen.queryByRole("textbox", { name: "Answer" })).toBeNull());
     again.send(7, "phase", { phase: "plan" });
     expect(screen.getByTestId("run-phase").querySelector('[aria-current="step"]')).toHaveTextContent("Plan");
+  });
+
+  it("refused for the access token mid-run: stops, and after the sign-in continues after its last event", async () => {
+    renderRun();
+    await screen.findByRole("heading", { name: "Welche Dosisgrenzwerte gelten?" });
+    await waitFor(() => expect(FakeSource.made.length).toBeGreaterThan(0));
+    const stream = FakeSource.made.at(-1)!;
+    stream.send(1, "status", { status: "running", phase: "clarify" });
+    stream.send(2, "phase", { phase: "clarify" });
+
+    refuseSession = true; // the server restarted with a token: the stream breaks, /api/session says 401
+    act(() => stream.onerror?.());
+    await waitFor(() => expect(accessGate.isRequired()).toBe(true));
+    const made = FakeSource.made.length;
+    await act(async () => new Promise((r) => setTimeout(r, 1200))); // longer than the first back-off
+    expect(FakeSource.made.length).toBe(made); // waits for the token instead of retrying
+
+    refuseSession = false;
+    act(() => accessGate.grant());
+    await waitFor(() => expect(FakeSource.made.length).toBe(made + 1));
+    expect(FakeSource.made.at(-1)!.url).toBe("http://app.test/research/api/runs/r1/events?after=2");
   });
 });

@@ -2,17 +2,20 @@ import { getDocument, GlobalWorkerOptions, TextLayer, type PDFDocumentProxy } fr
 import workerUrl from "pdfjs-dist/build/pdf.worker.min.mjs?url";
 import { useEffect, useRef, useState } from "react";
 import { apiUrl } from "../../../shared/api/base";
+import { accessGate } from "../../../shared/auth/accessGate";
+import { useAccessGrants } from "../../../shared/auth/useAccess";
 import { useI18n } from "../../../shared/i18n/i18n";
 import { itemRanges, markItems, type TextRange } from "../lib/highlight";
 
 GlobalWorkerOptions.workerSrc = workerUrl;
 
-type Status = "loading" | "ready" | "missing" | "failed";
+type Status = "loading" | "ready" | "missing" | "failed" | "locked";
 
 /**
  * One page of the uploaded PDF (range requests through pdf.js), drawn on a canvas with pdf.js's text layer
  * over it; the quote's characters in the text layer are marked and scrolled into view. Documents ingested
  * from a folder by the CLI have no PDF to serve: the panel says so and the page text below stands in.
+ * Refused for want of the access token (401): the app asks for it, and the page loads again once given.
  */
 export default function PdfPage({
   collection,
@@ -33,6 +36,7 @@ export default function PdfPage({
   const frame = useRef<HTMLDivElement>(null);
   const [status, setStatus] = useState<Status>("loading");
   const [marked, setMarked] = useState(0);
+  const grants = useAccessGrants();
 
   useEffect(() => {
     let cancelled = false;
@@ -74,8 +78,15 @@ export default function PdfPage({
         setStatus("ready");
       } catch (error) {
         if (cancelled) return;
+        const httpStatus = (error as { status?: unknown } | null)?.status;
+        if (httpStatus === 401) {
+          accessGate.deny();
+          setStatus("locked");
+          return;
+        }
         const name = error instanceof Error ? error.name : "";
-        setStatus(name === "MissingPDFException" || /404|Missing/.test(String(error)) ? "missing" : "failed");
+        const missing = httpStatus === 404 || name === "MissingPDFException" || /404|Missing/.test(String(error));
+        setStatus(missing ? "missing" : "failed");
       }
     })();
     return () => {
@@ -84,14 +95,14 @@ export default function PdfPage({
       void task.destroy();
       void pdf?.destroy();
     };
-  }, [collection, fileName, page, pageText, range]);
+  }, [collection, fileName, page, pageText, range, grants]);
 
   return (
     <div className="pdf-frame" ref={frame} data-testid="pdf-page" data-status={status} data-marks={marked}>
-      {status === "loading" && <p>{t("viewer.loadingPdf")}</p>}
+      {(status === "loading" || status === "locked") && <p>{t("viewer.loadingPdf")}</p>}
       {status === "missing" && <p className="muted">{t("viewer.noPdf")}</p>}
       {status === "failed" && <p className="alert alert-warning">{t("viewer.pdfFailed")}</p>}
-      <div className="pdf-page" hidden={status === "missing" || status === "failed"}>
+      <div className="pdf-page" hidden={status !== "ready" && status !== "loading"}>
         <canvas ref={canvas} aria-label={t("viewer.pdfLabel", { document: fileName, page })} role="img" />
         <div className="textLayer" ref={layer} />
       </div>
