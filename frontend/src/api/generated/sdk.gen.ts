@@ -2,7 +2,7 @@
 
 import { type Client, formDataBodySerializer, type Options as Options2, type TDataShape } from './client';
 import { client } from './client.gen';
-import type { CancelRunData, CancelRunErrors, CancelRunResponses, CollectionRegistryData, CollectionRegistryErrors, CollectionRegistryResponses, CreateCollectionData, CreateCollectionErrors, CreateCollectionResponses, CreateRunData, CreateRunErrors, CreateRunResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, DeleteCollectionData, DeleteCollectionErrors, DeleteCollectionResponses, DeleteDocumentByIdData, DeleteDocumentByIdErrors, DeleteDocumentByIdResponses, DeleteDocumentData, DeleteDocumentErrors, DeleteDocumentResponses, DeleteRunData, DeleteRunErrors, DeleteRunResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, DocumentPagesByIdData, DocumentPagesByIdErrors, DocumentPagesByIdResponses, DocumentPagesData, DocumentPagesErrors, DocumentPagesResponses, DocumentPdfByIdData, DocumentPdfByIdErrors, DocumentPdfByIdResponses, DocumentPdfData, DocumentPdfErrors, DocumentPdfResponses, GetCollectionData, GetCollectionErrors, GetCollectionResponses, GetDocumentData, GetDocumentErrors, GetDocumentResponses, GetJobData, GetJobErrors, GetJobResponses, GetReportData, GetReportErrors, GetReportMarkdownData, GetReportMarkdownErrors, GetReportMarkdownResponses, GetReportResponses, GetRunData, GetRunErrors, GetRunResponses, GetSessionData, GetSessionErrors, GetSessionResponses, HealthData, HealthErrors, HealthResponses, ListCollectionsData, ListCollectionsErrors, ListCollectionsResponses, ListDocumentsData, ListDocumentsErrors, ListDocumentsResponses, ListRunsData, ListRunsErrors, ListRunsResponses, PassageReferencesData, PassageReferencesErrors, PassageReferencesResponses, ReferenceGraphData, ReferenceGraphErrors, ReferenceGraphResponses, ReplaceRegistryData, ReplaceRegistryErrors, ReplaceRegistryResponses, ResumeRunData, ResumeRunErrors, ResumeRunResponses, RunEventsData, RunEventsErrors, RunEventsResponses, RunListChangesData, RunListChangesErrors, RunListChangesResponses, SearchData, SearchErrors, SearchResponses, UploadDocumentsData, UploadDocumentsErrors, UploadDocumentsResponses } from './types.gen';
+import type { CancelRunData, CancelRunErrors, CancelRunResponses, CollectionRegistryData, CollectionRegistryErrors, CollectionRegistryResponses, CreateCollectionData, CreateCollectionErrors, CreateCollectionResponses, CreateRunData, CreateRunErrors, CreateRunResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, DeleteCollectionData, DeleteCollectionErrors, DeleteCollectionResponses, DeleteDocumentByIdData, DeleteDocumentByIdErrors, DeleteDocumentByIdResponses, DeleteDocumentData, DeleteDocumentErrors, DeleteDocumentResponses, DeleteRunData, DeleteRunErrors, DeleteRunResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, DocumentPagesByIdData, DocumentPagesByIdErrors, DocumentPagesByIdResponses, DocumentPagesData, DocumentPagesErrors, DocumentPagesResponses, DocumentPdfByIdData, DocumentPdfByIdErrors, DocumentPdfByIdResponses, DocumentPdfData, DocumentPdfErrors, DocumentPdfResponses, GetCollectionData, GetCollectionErrors, GetCollectionResponses, GetDocumentData, GetDocumentErrors, GetDocumentResponses, GetJobData, GetJobErrors, GetJobResponses, GetReportData, GetReportDocxData, GetReportDocxErrors, GetReportDocxResponses, GetReportErrors, GetReportMarkdownData, GetReportMarkdownErrors, GetReportMarkdownResponses, GetReportResponses, GetRunData, GetRunErrors, GetRunResponses, GetSessionData, GetSessionErrors, GetSessionResponses, HealthData, HealthErrors, HealthResponses, JobEventsData, JobEventsErrors, JobEventsResponses, ListCollectionsData, ListCollectionsErrors, ListCollectionsResponses, ListDocumentsData, ListDocumentsErrors, ListDocumentsResponses, ListRunsData, ListRunsErrors, ListRunsResponses, PassageReferencesData, PassageReferencesErrors, PassageReferencesResponses, ReferenceGraphData, ReferenceGraphErrors, ReferenceGraphResponses, ReplaceRegistryData, ReplaceRegistryErrors, ReplaceRegistryResponses, ResumeRunData, ResumeRunErrors, ResumeRunResponses, RunEventsData, RunEventsErrors, RunEventsResponses, RunListChangesData, RunListChangesErrors, RunListChangesResponses, SearchData, SearchErrors, SearchResponses, UploadDocumentsData, UploadDocumentsErrors, UploadDocumentsResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean> = Options2<TData, ThrowOnError> & {
     /**
@@ -148,17 +148,25 @@ export const getJob = <ThrowOnError extends boolean = false>(options: Options<Ge
 /**
  * Document Pdf
  *
- * The uploaded PDF of a document, with HTTP Range support (a viewer jumps to a page without
- * loading the whole file). Documents ingested from a folder by the CLI are not served.
+ * The PDF of a document, with HTTP Range support (a viewer jumps to a page without
+ * loading the whole file); also a document `rabbithole ingest` read from a folder.
  */
 export const documentPdf = <ThrowOnError extends boolean = false>(options: Options<DocumentPdfData, ThrowOnError>) => (options.client ?? client).get<DocumentPdfResponses, DocumentPdfErrors, ThrowOnError>({ url: '/api/collections/{name}/documents/{file_name}/pdf', ...options });
 
 /**
  * Document Pdf By Id
  *
- * The uploaded PDF of the document with this id, with HTTP Range support.
+ * The PDF of the document with this id (uploaded or ingested from a folder), with HTTP Range support.
  */
 export const documentPdfById = <ThrowOnError extends boolean = false>(options: Options<DocumentPdfByIdData, ThrowOnError>) => (options.client ?? client).get<DocumentPdfByIdResponses, DocumentPdfByIdErrors, ThrowOnError>({ url: '/api/documents/{document_id}/pdf', ...options });
+
+/**
+ * Job Events
+ *
+ * An ingestion job's progress per file (queued, parsing, embedding, ingested, unchanged, failed with
+ * its reason), then ``done``: replayed from Last-Event-ID or ?after=N, then live.
+ */
+export const jobEvents = <ThrowOnError extends boolean = false>(options: Options<JobEventsData, ThrowOnError>) => (options.client ?? client).sse.get<JobEventsResponses, JobEventsErrors, ThrowOnError>({ url: '/api/jobs/{job_id}/events', ...options });
 
 /**
  * Reference Graph
@@ -284,3 +292,11 @@ export const getReport = <ThrowOnError extends boolean = false>(options: Options
  * Get Report Markdown
  */
 export const getReportMarkdown = <ThrowOnError extends boolean = false>(options: Options<GetReportMarkdownData, ThrowOnError>) => (options.client ?? client).get<GetReportMarkdownResponses, GetReportMarkdownErrors, ThrowOnError>({ url: '/api/runs/{run_id}/report.md', ...options });
+
+/**
+ * Get Report Docx
+ *
+ * The report as a Word document (sections, [n] citations, sources with verified quotes, warnings,
+ * quality), downloaded as ``rabbithole-<run id>.docx``.
+ */
+export const getReportDocx = <ThrowOnError extends boolean = false>(options: Options<GetReportDocxData, ThrowOnError>) => (options.client ?? client).get<GetReportDocxResponses, GetReportDocxErrors, ThrowOnError>({ url: '/api/runs/{run_id}/report.docx', ...options });

@@ -2269,6 +2269,79 @@ export type DocumentPdfByIdResponses = {
 
 export type DocumentPdfByIdResponse = DocumentPdfByIdResponses[keyof DocumentPdfByIdResponses];
 
+export type JobEventsData = {
+    body?: never;
+    headers?: {
+        /**
+         * Last-Event-Id
+         *
+         * Replay events after this.
+         */
+        'last-event-id'?: string | null;
+    };
+    path: {
+        /**
+         * Job Id
+         */
+        job_id: string;
+    };
+    query?: {
+        /**
+         * After
+         *
+         * Replay events after this.
+         */
+        after?: number | null;
+    };
+    url: '/api/jobs/{job_id}/events';
+};
+
+export type JobEventsErrors = {
+    /**
+     * Bad request (e.g. a `Host:` header the server does not answer to).
+     */
+    400: ErrorResponse;
+    /**
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     */
+    401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
+    /**
+     * No such job (jobs live as long as the server process).
+     */
+    404: ErrorResponse;
+    /**
+     * Bad Last-Event-ID or ?after.
+     */
+    422: ErrorResponse;
+    /**
+     * Internal error (details in the server log).
+     */
+    500: ErrorResponse;
+};
+
+export type JobEventsError = JobEventsErrors[keyof JobEventsErrors];
+
+export type JobEventsResponses = {
+    /**
+     * A stream of server-sent events: `id` is the event's number, `event` its type, `data` a JSON object (JobEvent: `seq`, `type`, `job_id`, `created_at`, `file_name`, `reason`, `status`, `done`, `total`). Types: queued, parsing, embedding, ingested, unchanged, failed, done.
+     */
+    200: {
+        event?: string;
+        id?: string;
+        /**
+         * A JSON object: the event's fields.
+         */
+        data: string;
+        retry?: number;
+    };
+};
+
+export type JobEventsResponse = JobEventsResponses[keyof JobEventsResponses];
+
 export type ReferenceGraphData = {
     body?: never;
     path: {
@@ -3164,9 +3237,13 @@ export type GetReportDocxErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong bearer token (only when server.token is set).
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
      */
     401: ErrorResponse;
+    /**
+     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     */
+    403: ErrorResponse;
     /**
      * No such run (or collection).
      */
