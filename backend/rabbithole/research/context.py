@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 
 if TYPE_CHECKING:
     from rabbithole.catalog.repository import Catalog
-    from rabbithole.core.config import ResearchSettings
+    from rabbithole.core.config import ReportSettings, ResearchSettings
     from rabbithole.embeddings.base import Embedder
     from rabbithole.llm.factory import LLMClient
     from rabbithole.references.tracing import ReferenceEngine
@@ -32,6 +32,16 @@ class RunOverrides(BaseModel):
     concurrency: int | None = Field(None, ge=1, le=32, description="Tasks dug in parallel.")
     max_tasks: int | None = Field(None, ge=1, le=15, description="Tasks the proposed plan has at most.")
     max_clarify_rounds: int | None = Field(None, ge=1, le=20, description="Clarification rounds at most.")
+    guidance: str | None = Field(
+        None, max_length=4000, description="Report mode: audience, length, required sections."
+    )
+    sections: list[str] | None = Field(
+        None, max_length=12, description="Report mode: sections the outline should have (titles)."
+    )
+    refinement_rounds: int | None = Field(None, ge=0, le=5, description="Report mode: review rounds.")
+    max_search_depth: int | None = Field(
+        None, ge=0, le=5, description="Report mode: searches again on a failing section grade."
+    )
 
     model_config = {"extra": "forbid"}
 
@@ -46,3 +56,4 @@ class ResearchContext:
     detector: LanguageDetector
     settings: ResearchSettings
     depth: int
+    report: ReportSettings | None = None  # report mode (None: the configured defaults)

@@ -9,16 +9,34 @@ from pydantic import BaseModel, Field
 
 from rabbithole.research.context import RunOverrides
 from rabbithole.research.models import ResearchResult, RunMode, RunStatus, RunSummary, TaskState
+from rabbithole.research.report.schemas import OutlineAnswer
 from rabbithole.research.run.schemas import TaskEdit
 
 
 class CreateRun(BaseModel):
-    question: str = Field(min_length=1, max_length=4000)
+    question: str = Field(min_length=1, max_length=4000, description="The question (report mode: the topic).")
     collections: list[str] = Field(min_length=1, max_length=20)
     mode: RunMode = "interactive"
     settings: RunOverrides = Field(default_factory=RunOverrides, description="Per-run overrides.")
+    guidance: str | None = Field(
+        None, max_length=4000, description="Report mode: audience, length, required sections."
+    )
+    sections: list[str] | None = Field(
+        None, max_length=12, description="Report mode: sections the outline should have (titles)."
+    )
+    refinement_rounds: int | None = Field(None, ge=0, le=5, description="Report mode: review rounds.")
 
     model_config = {"extra": "forbid"}
+
+    def overrides(self) -> RunOverrides:
+        """The settings with the report fields (which the run records with its overrides)."""
+        report = {
+            "guidance": self.guidance,
+            "sections": self.sections,
+            "refinement_rounds": self.refinement_rounds,
+        }
+        given = {k: v for k, v in report.items() if v is not None}
+        return self.settings.model_copy(update=given) if given else self.settings
 
 
 class RunCreated(BaseModel):
@@ -49,7 +67,7 @@ class ContinueRun(BaseModel):
     model_config = {"extra": "forbid"}
 
 
-ResumeBody = ClarificationAnswer | PlanAnswer | ContinueRun
+ResumeBody = ClarificationAnswer | PlanAnswer | OutlineAnswer | ContinueRun
 
 
 class RunPage(BaseModel):
@@ -71,7 +89,8 @@ class RunDetail(BaseModel):
     overrides: dict[str, Any]
     todo: list[TodoItem] = Field(description="The plan's tasks and their state, from the run's events.")
     interrupt: dict[str, Any] | None = Field(
-        None, description='The pending interrupt\'s payload ({kind: "clarification" | "plan", ...}).'
+        None,
+        description='The pending interrupt\'s payload ({kind: "clarification" | "plan" | "outline", ...}).',
     )
     warnings: list[str]
     llm_calls: dict[str, int] = Field(description="LLM requests so far, by kind.")

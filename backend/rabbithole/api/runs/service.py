@@ -27,6 +27,7 @@ from rabbithole.research.context import RunOverrides
 from rabbithole.research.event_log import RunEvent, RunEventLog
 from rabbithole.research.models import RunMode, RunStatus
 from rabbithole.research.registry import RunRecord, RunRegistry
+from rabbithole.research.report.schemas import OutlineAnswer
 from rabbithole.research.runner import ResearchRunner
 
 if TYPE_CHECKING:
@@ -240,18 +241,23 @@ class RunService:
 
     @staticmethod
     def _check_fits(run_id: str, interrupt: dict[str, Any] | None, body: ResumeBody) -> None:
-        expected: dict[str, type[ClarificationAnswer | PlanAnswer]] = {
+        expected: dict[str, type[ClarificationAnswer | PlanAnswer | OutlineAnswer]] = {
             "clarification": ClarificationAnswer,
             "plan": PlanAnswer,
+            "outline": OutlineAnswer,
         }
         if interrupt is None:
-            if isinstance(body, ClarificationAnswer | PlanAnswer):
+            if isinstance(body, ClarificationAnswer | PlanAnswer | OutlineAnswer):
                 raise RunStateError(f"run {run_id} does not wait for input; send {{}} to continue it")
             return
         kind = str(interrupt.get("kind", ""))
         wanted = expected.get(kind)
         if wanted is None or not isinstance(body, wanted):
-            shape = '{"answer": "..."}' if kind == "clarification" else '{"tasks": null | [...]}'
+            shape = {
+                "clarification": '{"answer": "..."}',
+                "plan": '{"tasks": null | [...]}',
+                "outline": '{"action": "approve" | "edit" | "feedback", "sections"?, "feedback"?}',
+            }.get(kind, "{}")
             raise InvalidRequestError(
                 f"run {run_id} waits for a {kind} answer ({shape}); the payload does not fit it"
             )

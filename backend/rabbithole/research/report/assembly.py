@@ -1,0 +1,97 @@
+"""Putting the report together (pure): one global citation numbering across sections (evidence that quotes
+the same text of the same page is one source, whichever section or round found it), the table of contents,
+the sources list with reference chains, and each section's Markdown with the global numbers."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from rabbithole.research.dig.evidence import evidence_order
+from rabbithole.research.evidence.citations import DraftClaim, DraftSection, render_claim
+from rabbithole.research.models import ClaimView, Evidence, Source
+from rabbithole.research.report.models import SectionResult
+
+
+def canonical_ids(sections: Sequence[SectionResult]) -> tuple[dict[str, str], list[Evidence]]:
+    """Each evidence id mapped to the id of its source (the first evidence, in outline and extraction
+    order, with the same collection, document, page and quote offsets), and the sources' evidence."""
+    by_place: dict[tuple[str, str, int, int, int], str] = {}
+    mapping: dict[str, str] = {}
+    kept: list[Evidence] = []
+    for section in sections:
+        for e in sorted(section.evidence, key=evidence_order):
+            if e.id in mapping:
+                continue
+            place = (e.collection, e.document, e.page, e.start, e.end)
+            if place not in by_place:
+                by_place[place] = e.id
+                kept.append(e)
+            mapping[e.id] = by_place[place]
+    return mapping, kept
+
+
+def merged_drafts(sections: Sequence[SectionResult], mapping: dict[str, str]) -> list[DraftSection]:
+    """The sections' drafts citing the sources' ids (an id no section retrieved is left as it is, so
+    rendering removes and counts it)."""
+    out = []
+    for section in sections:
+        claims = [
+            DraftClaim(
+                text=c.text, evidence_ids=list(dict.fromkeys(mapping.get(i, i) for i in c.evidence_ids))
+            )
+            for c in section.draft.claims
+        ]
+        out.append(DraftSection(heading=section.section.title, claims=claims))
+    return out
+
+
+def slug(heading: str) -> str:
+    """A Markdown heading's anchor as common renderers make it (lower case, punctuation dropped, dashes)."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return re.sub(r" ", "-", text)
+
+
+def table_of_contents(headings: Sequence[str], label: str) -> str:
+    lines = [f"## {label}", ""]
+    lines += [f"{i}. [{h}](#{slug(h)})" for i, h in enumerate(headings, start=1)]
+    return "\n".join(lines)
+
+
+def with_contents(markdown: str, toc: str) -> str:
+    """The report with the table of contents after its title."""
+    title, sep, rest = markdown.partition("\n\n")
+    if not title.startswith("# "):
+        return f"{toc}\n\n{markdown}"
+    return f"{title}\n\n{toc}{sep}{rest}" if sep else f"{title}\n\n{toc}"
+
+
+def section_markdown(heading: str, claims: Sequence[ClaimView]) -> str:
+    """One section with the report's global [n] numbers."""
+    text = " ".join(render_claim(c.text, c.citations) for c in claims if c.section == heading)
+    return f"## {heading}\n\n{text}" if text else f"## {heading}"
+
+
+def sources_block(sources: Sequence[Source], heading: str, page_label: str, via_label: str) -> str:
+    """The numbered sources: document, page, section, the verified quote, and the reference chain that led
+    there (passage -> mention -> passage)."""
+    if not sources:
+        return ""
+    lines = [f"## {heading.strip()}"]
+    for source in sorted(sources, key=lambda s: s.n):
+        parts = [source.document, f"{page_label} {source.page}"]
+        if source.section:
+            parts.append(source.section)
+        entry = f"[{source.n}] {', '.join(parts)}"
+        quote = " ".join(source.quote.split())
+        if quote:
+            entry += f' — "{quote}"'
+        if len(source.chain) > 1:
+            steps = [
+                f"{step.document} {step.section or ''}".strip()
+                + (f' ("{step.mention}")' if step.mention else "")
+                for step in source.chain
+            ]
+            entry += f" ({via_label}: {' → '.join(steps)})"
+        lines.append(entry)
+    return "\n\n".join(lines)
