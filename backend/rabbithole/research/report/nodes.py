@@ -177,7 +177,7 @@ async def frame(state: FrameInput, runtime: Runtime[ResearchContext]) -> dict[st
         prompts.researched_block(researched),
         state["language"],
     )
-    step = await ask(ctx.llm, "frame", section_schema(ids), messages)
+    step = await ask(ctx.llm, "frame", section_schema(ids, name="FramingText"), messages)
     warnings = list(step.warnings)
     if step.value is not None:
         claims = [

@@ -37,12 +37,14 @@ def outline_schema(min_sections: int, max_sections: int) -> type[BaseModel]:
     )
 
 
-def section_schema(evidence_ids: Sequence[str], max_claims: int = 12) -> type[BaseModel]:
+def section_schema(
+    evidence_ids: Sequence[str], max_claims: int = 12, *, name: str = "SectionText"
+) -> type[BaseModel]:
     """{claims: [{text, evidence: [id]}]} with ids among the evidence shown ({claims: [{text}]} without)."""
     if not evidence_ids:
         bare = create_model("SectionClaim", text=(str, Field(description="One sentence of the section.")))
         return create_model(
-            "SectionText",
+            name,
             claims=(list[bare], Field(min_length=1, max_length=max_claims)),  # type: ignore[valid-type]
         )
     id_list: Any = list[_choice(evidence_ids)]  # type: ignore[misc]
@@ -52,7 +54,7 @@ def section_schema(evidence_ids: Sequence[str], max_claims: int = 12) -> type[Ba
         evidence=(id_list, Field(max_length=5, description="Ids of the evidence that supports it.")),
     )
     return create_model(
-        "SectionText",
+        name,
         claims=(list[claim], Field(min_length=1, max_length=max_claims)),  # type: ignore[valid-type]
     )
 
