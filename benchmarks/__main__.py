@@ -15,6 +15,7 @@ MODULES = (
     "benchmarks.bench_quality",
     "benchmarks.bench_references",
     "benchmarks.bench_research",
+    "benchmarks.bench_report",
 )
 
 

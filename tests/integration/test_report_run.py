@@ -5,14 +5,18 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from rabbithole.core.config import ReportSettings
 from rabbithole.devtools.fake_ollama import FakeOllama
+from rabbithole.research.context import ResearchContext
 from rabbithole.research.evidence.citations import strip_markers
-from rabbithole.research.models import ResearchResult
+from rabbithole.research.models import Evidence, ResearchResult
+from rabbithole.research.registry import RunRecord
 from rabbithole.research.runner import ResearchRunner, RunView
 from rabbithole.services import Services
 
@@ -287,3 +291,42 @@ async def test_framing_sections_cite_the_numbers_of_the_researched_ones(
     research_numbers = {n for c in researched for n in c.citations}
     assert framing and {n for c in framing for n in c.citations} <= research_numbers
     assert_report_is_sound(research_services, result)
+
+
+WEB_QUOTE = "Die Jahresdosis beruflich exponierter Personen ist auf 20 Millisievert begrenzt."
+
+
+async def fake_web(queries: Sequence[str], language: str, task_id: str) -> tuple[list[Evidence], list[str]]:
+    """Web research as the optional web searcher answers it: one verbatim passage of a page, one warning."""
+    evidence = Evidence(
+        id=f"{task_id}-w1", task_id=task_id, chunk_id=f"web:abc:0-{len(WEB_QUOTE)}", collection="web",
+        document="strahlenschutz.example", page=1, quote=WEB_QUOTE, start=0, end=len(WEB_QUOTE),
+        fact=WEB_QUOTE, relevance=0.9, tier="primary", tier_score=0.9,
+    )  # fmt: skip
+    return [evidence], [f"web page skipped: {queries[0]} (timeout)"]
+
+
+class WebRunner(ResearchRunner):
+    """The runner with web research configured (the context's optional web searcher)."""
+
+    def context(self, record: RunRecord) -> ResearchContext:
+        return replace(super().context(record), web=fake_web)
+
+
+async def test_web_evidence_joins_a_sections_evidence(
+    research_services: Services, fake_ollama: FakeOllama
+) -> None:
+    fake_ollama.script(outline(True, False, False, False), schema="OutlineDraft")
+    runner = WebRunner(research_services)
+    record = runner.create(TOPIC, ["sample"], "report", {"depth": 0, "refinement_rounds": 0})
+    await runner.advance(record.id)
+    view = await runner.advance(record.id, {"action": "approve"})
+    result = view.result
+    assert result is not None
+    writes = requests_of(fake_ollama, "SectionText")
+    assert len(writes) == 1 and WEB_QUOTE in writes[0].prompt
+    assert "s1-p0-d0-w1" in json.dumps(writes[0].format)
+    assert any("web page skipped" in w for w in result.warnings)
+    for source in result.sources:
+        if source.collection == "web":
+            assert source.quote == WEB_QUOTE and source.document == "strahlenschutz.example"

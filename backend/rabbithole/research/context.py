@@ -7,9 +7,9 @@ applied to the settings here.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from rabbithole.llm.factory import LLMClient
     from rabbithole.references.tracing import ReferenceEngine
     from rabbithole.research.language import LanguageDetector
+    from rabbithole.research.models import Evidence
     from rabbithole.retrieval.hybrid import HybridSearcher
 
 
@@ -46,6 +47,16 @@ class RunOverrides(BaseModel):
     model_config = {"extra": "forbid"}
 
 
+class WebResearch(Protocol):
+    """Optional web research for a report section (off by default: the context's ``web`` is None): the
+    section's queries in its language -> web evidence (verbatim passages of fetched pages, ids prefixed
+    with ``task_id``, ``collection`` "web") and warnings. Failures are warnings, never evidence."""
+
+    def __call__(
+        self, queries: Sequence[str], language: str, task_id: str
+    ) -> Awaitable[tuple[list[Evidence], list[str]]]: ...
+
+
 @dataclass(frozen=True, slots=True)
 class ResearchContext:
     llm: LLMClient
@@ -57,3 +68,4 @@ class ResearchContext:
     settings: ResearchSettings
     depth: int
     report: ReportSettings | None = None  # report mode (None: the configured defaults)
+    web: WebResearch | None = None  # report mode: a section also searches the web (None: off)

@@ -12,18 +12,23 @@ from rabbithole.research.evidence.citations import DraftClaim, DraftSection, ren
 from rabbithole.research.models import ClaimView, Evidence, Source
 from rabbithole.research.report.models import SectionResult
 
+#: The collection web evidence carries (optional web research).
+WEB_COLLECTION = "web"
+
 
 def canonical_ids(sections: Sequence[SectionResult]) -> tuple[dict[str, str], list[Evidence]]:
     """Each evidence id mapped to the id of its source (the first evidence, in outline and extraction
     order, with the same collection, document, page and quote offsets), and the sources' evidence."""
-    by_place: dict[tuple[str, str, int, int, int], str] = {}
+    by_place: dict[tuple[str, str, int, int, int, str], str] = {}
     mapping: dict[str, str] = {}
     kept: list[Evidence] = []
     for section in sections:
         for e in sorted(section.evidence, key=evidence_order):
             if e.id in mapping:
                 continue
-            place = (e.collection, e.document, e.page, e.start, e.end)
+            # a web page's offsets index its own text: its chunk id (address and offsets) tells them apart
+            page_of = e.chunk_id if e.collection == WEB_COLLECTION else ""
+            place = (e.collection, e.document, e.page, e.start, e.end, page_of)
             if place not in by_place:
                 by_place[place] = e.id
                 kept.append(e)

@@ -2,13 +2,15 @@
 research run: ``start`` (languages) and ``anchor`` from the run and clarification, and the dig subgraph's
 ``make_queries``, ``search``, ``follow_references`` and ``extract`` inside each section.
 
-start -> anchor -> outline_search -> propose_outline -> approve_outline (interrupt)
+start -> anchor (in parallel: the sections need it, the outline does not)
+start -> outline_search -> propose_outline -> approve_outline (interrupt)
       -> outline_search (feedback: plan again)
       -> section x N (Send, subgraph) -> sections_done -> review -> section x named -> sections_done ...
       -> frame x M (Send) -> compile -> finish
 
-section: plan_round -> [make_queries] -> search -> widen -> follow_references -> extract x batches
-         -> write -> grade -> plan_round (fail, follow-up queries, depth left) | finish_section
+section: plan_round -> [make_queries] -> search -> web_search (optional) -> widen -> follow_references
+         -> extract x batches -> write -> grade
+         -> plan_round (fail, follow-up queries, depth left) | finish_section
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ def build_section_graph() -> Any:
     builder.add_node("plan_round", section_nodes.plan_round)
     builder.add_node("make_queries", dig_nodes.make_queries)
     builder.add_node("search", dig_nodes.search)
+    builder.add_node("web_search", section_nodes.web_search)
     builder.add_node("widen", section_nodes.widen)
     builder.add_node("follow_references", dig_nodes.follow_references)
     builder.add_node("extract", dig_nodes.extract)
@@ -48,7 +51,8 @@ def build_section_graph() -> Any:
     builder.add_edge(START, "plan_round")
     builder.add_conditional_edges("plan_round", routers.section_start, ["make_queries", "search"])
     builder.add_edge("make_queries", "search")
-    builder.add_edge("search", "widen")
+    builder.add_edge("search", "web_search")
+    builder.add_edge("web_search", "widen")
     builder.add_edge("widen", "follow_references")
     builder.add_conditional_edges("follow_references", routers.to_extraction, ["extract", "write"])
     builder.add_edge("extract", "write")
@@ -74,8 +78,9 @@ def report_graph_builder() -> StateGraph[Any, Any, Any, Any]:
     builder.add_node("compile", compiling.compile_report)
     builder.add_node("finish", compiling.finish)
     builder.add_edge(START, "start")
-    builder.add_edge("start", "anchor")
-    builder.add_edge("anchor", "outline_search")
+    builder.add_edge("start", "anchor")  # the anchor is made while the outline is planned and approved
+    builder.add_edge("anchor", END)
+    builder.add_edge("start", "outline_search")
     builder.add_edge("outline_search", "propose_outline")
     builder.add_edge("propose_outline", "approve_outline")
     builder.add_conditional_edges(

@@ -29,19 +29,12 @@ SNIPPET_CHARS = 300
 
 
 async def outline_search(state: ReportState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
-    """I/O: the planner's queries (the anchor's research queries, the sections asked for, the user's
-    latest feedback) against the collections."""
+    """I/O: the planner's queries (the topic, the sections asked for, the user's latest feedback) against
+    the collections (the embeddings are multilingual; the sections search in both languages)."""
     ctx = runtime.context
     events.phase("outline")
     feedback = state.get("feedback", [])
-    queries = clean(
-        [
-            *state.get("research_queries", []),
-            *state.get("corpus_queries", []),
-            *state["sections_hint"],
-            *feedback[-1:],
-        ]
-    ) or [state["question"]]
+    queries = clean([state["question"], *state["sections_hint"], *feedback[-1:]])
 
     def run() -> list[Any]:
         return [ctx.searcher.search(q, state["collections"], k=ctx.settings.clarify_k) for q in queries]

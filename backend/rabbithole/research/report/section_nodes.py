@@ -235,3 +235,18 @@ def finish_section(state: SectionState) -> dict[str, Any]:
         passed=result.grade.passed if result.grade is not None else None,
     )
     return {"sections_done": {section.id: result}, "warnings": result.warnings}
+
+
+async def web_search(state: SectionState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
+    """I/O (optional, off unless web research is configured): the round's queries on the web; the passages
+    kept are web evidence beside the documents' (cited as web sources)."""
+    web = runtime.context.web
+    task = state["task"]
+    if web is None or not task.queries:
+        return {}
+    section = state["section"]
+    section_event(section.id, section.title, "searching_web", queries=task.queries)
+    found, warnings = await web(task.queries, state["language"], task.id)
+    for w in warnings:
+        events.warning(w)
+    return {"evidence": found, "task_warnings": warnings}
