@@ -198,7 +198,7 @@ def test_the_same_quote_found_twice_is_one_source_with_one_number() -> None:
     # s2 found the first quote again under its own id, and cites both
     found = [evidence("s2-p0-d0-b1-e1", 50), evidence("s2-p0-d0-b1-e2", 90)]
     second = result(b, found, [["s2-p0-d0-b1-e1", "s2-p0-d0-b1-e2"]])
-    mapping, kept = assembly.canonical_ids([first, second])
+    mapping, kept = assembly.canonical_ids([first.evidence, second.evidence])
     assert mapping["s2-p0-d0-b1-e1"] == "s1-p0-d0-b1-e2"
     assert [e.id for e in kept] == ["s1-p0-d0-b1-e1", "s1-p0-d0-b1-e2", "s2-p0-d0-b1-e2"]
     drafts = assembly.merged_drafts([first, second], mapping)
@@ -209,7 +209,7 @@ def test_the_same_quote_found_twice_is_one_source_with_one_number() -> None:
 
 def test_unknown_ids_stay_unknown_so_rendering_removes_them() -> None:
     section = result(spec(1), [evidence("e1", 0)], [["e1", "made-up"]])
-    mapping, kept = assembly.canonical_ids([section])
+    mapping, kept = assembly.canonical_ids([section.evidence])
     rendered = render_report(assembly.merged_drafts([section], mapping), {e.id for e in kept})
     assert rendered.removed == 1 and rendered.claims[0].numbers == [1]
 

@@ -16,14 +16,15 @@ from rabbithole.research.report.models import SectionResult
 WEB_COLLECTION = "web"
 
 
-def canonical_ids(sections: Sequence[SectionResult]) -> tuple[dict[str, str], list[Evidence]]:
+def canonical_ids(per_section: Sequence[Sequence[Evidence]]) -> tuple[dict[str, str], list[Evidence]]:
     """Each evidence id mapped to the id of its source (the first evidence, in outline and extraction
-    order, with the same collection, document, page and quote offsets), and the sources' evidence."""
+    order, with the same collection, document, page and quote offsets), and the sources' evidence.
+    ``per_section``: each section's evidence, in outline order."""
     by_place: dict[tuple[str, str, int, int, int, str], str] = {}
     mapping: dict[str, str] = {}
     kept: list[Evidence] = []
-    for section in sections:
-        for e in sorted(section.evidence, key=evidence_order):
+    for evidence in per_section:
+        for e in sorted(evidence, key=evidence_order):
             if e.id in mapping:
                 continue
             # a web page's offsets index its own text: its chunk id (address and offsets) tells them apart
@@ -34,6 +35,12 @@ def canonical_ids(sections: Sequence[SectionResult]) -> tuple[dict[str, str], li
                 kept.append(e)
             mapping[e.id] = by_place[place]
     return mapping, kept
+
+
+def unique_evidence(items: Sequence[Evidence]) -> list[Evidence]:
+    """Evidence in extraction order, each quoted place once (a later search round that extracted the same
+    sentences again adds nothing new to write from)."""
+    return canonical_ids([items])[1]
 
 
 def merged_drafts(sections: Sequence[SectionResult], mapping: dict[str, str]) -> list[DraftSection]:

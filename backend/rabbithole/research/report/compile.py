@@ -29,7 +29,7 @@ async def compile_report(state: ReportState, runtime: Runtime[ResearchContext]) 
     language = state["language"]
     done = state.get("sections_done", {})
     ordered = [done[s.id] for s in state["outline"] if s.id in done]
-    mapping, evidence = assembly.canonical_ids(ordered)
+    mapping, evidence = assembly.canonical_ids([r.evidence for r in ordered])
     drafts = assembly.merged_drafts(ordered, mapping)
     tasks = [
         TaskResult(

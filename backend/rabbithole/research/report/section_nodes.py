@@ -21,6 +21,7 @@ from rabbithole.research.llm_step import ask
 from rabbithole.research.models import Passage, SectionGrade, TaskSpec
 from rabbithole.research.passages import from_chunk
 from rabbithole.research.report import prompts
+from rabbithole.research.report.assembly import unique_evidence
 from rabbithole.research.report.models import SectionResult
 from rabbithole.research.report.outline import clean
 from rabbithole.research.report.schemas import SectionGradeJudgement, section_schema
@@ -118,7 +119,7 @@ async def write(state: SectionState, runtime: Runtime[ResearchContext]) -> dict[
     the section says so (no call). Invalid output: the findings' own statements, each citing its evidence."""
     ctx = runtime.context
     section = state["section"]
-    evidence = sorted(state.get("evidence", []), key=evidence_order)
+    evidence = unique_evidence(state.get("evidence", []))
     update: dict[str, Any] = {
         "retrieved_all": state.get("retrieved", []),
         "followed_all": state.get("followed", 0),
