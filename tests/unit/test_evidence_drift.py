@@ -1,6 +1,10 @@
 from __future__ import annotations
 
-from rabbithole.research.evidence.drift import validate_drift
+from collections.abc import Sequence
+
+import numpy as np
+
+from rabbithole.research.evidence.drift import anchor_similarities, validate_drift
 from rabbithole.research.models import Evidence, Tier
 
 THRESHOLDS: dict[Tier, float] = {"primary": 0.2, "secondary": 0.3, "tertiary": 0.4}
@@ -61,3 +65,28 @@ def test_unscored_evidence_and_unknown_tiers_are_kept() -> None:
     assert result.dropped == [] and result.warning is None
     empty = validate_drift([], {}, THRESHOLDS)
     assert empty.kept == [] and empty.dropped == [] and empty.warning is None
+
+
+class _AxisEmbedder:
+    """Unit vectors by keyword: a text about "Dosis" points along x, anything else along y."""
+
+    model_id = "axes"
+    dim = 2
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed_documents([text])[0]
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        return np.asarray([[1.0, 0.0] if "Dosis" in t else [0.0, 1.0] for t in texts], dtype=np.float32)
+
+
+def test_anchor_similarities_score_heading_and_quote_against_the_anchor() -> None:
+    on_topic = evidence("e1", "primary").model_copy(update={"heading": "§ 78 Dosis"})
+    off_topic = evidence("e2", "primary")
+    scores = anchor_similarities(
+        _AxisEmbedder(), "Dosis beruflich exponierter Personen", [on_topic, off_topic]
+    )
+    assert scores == {"e1": 1.0, "e2": 0.0}
+    assert anchor_similarities(_AxisEmbedder(), "Dosis", []) == {}
+    checked = validate_drift([on_topic, off_topic], scores, THRESHOLDS)
+    assert [e.id for e in checked.kept] == ["e1"] and [d.evidence_id for d in checked.dropped] == ["e2"]

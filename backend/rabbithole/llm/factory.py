@@ -25,7 +25,12 @@ from rabbithole.llm.context import ContextWindow, FitResult
 from rabbithole.llm.failures import FailureKind, classify, domain_error, unavailable_error
 from rabbithole.llm.health import LLMStatus, probe
 from rabbithole.llm.messages import MessagesInput, as_messages
-from rabbithole.llm.structured import StructuredResult, agenerate_structured, generate_structured
+from rabbithole.llm.structured import (
+    StructuredResult,
+    agenerate_structured,
+    generate_structured,
+    json_schema_of,
+)
 from rabbithole.llm.tokens import TokenCounter
 
 if TYPE_CHECKING:
@@ -318,7 +323,7 @@ class LLMClient:
 
     def format_kwargs(self, schema: type[BaseModel]) -> dict[str, Any]:
         """Call kwargs that ask the provider for JSON-schema constrained output."""
-        json_schema = schema.model_json_schema()
+        json_schema = json_schema_of(schema)
         if self.settings.provider == "ollama":
             return {"format": json_schema}
         return {

@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import logging
 import re
+import threading
+import weakref
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -76,10 +78,27 @@ def describe_error(exc: Exception) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
+_SCHEMAS: weakref.WeakKeyDictionary[type[BaseModel], dict[str, Any]] = weakref.WeakKeyDictionary()
+_SCHEMAS_LOCK = threading.Lock()
+
+
+def json_schema_of(schema: type[BaseModel]) -> dict[str, Any]:
+    """``schema.model_json_schema()``, computed once per schema class (a call asks for it twice: for the
+    instruction and for the provider's format). Research steps build a class per call (enums of the ids
+    shown), so the cache holds classes weakly. The caller must not mutate the result."""
+    with _SCHEMAS_LOCK:
+        cached = _SCHEMAS.get(schema)
+    if cached is None:
+        cached = schema.model_json_schema()
+        with _SCHEMAS_LOCK:
+            _SCHEMAS[schema] = cached
+    return cached
+
+
 def schema_instruction(schema: type[BaseModel]) -> str:
     return (
         f"Answer with exactly one JSON object (a {schema.__name__}) that matches this JSON schema, "
-        f"with no other text:\n{json.dumps(schema.model_json_schema(), ensure_ascii=False)}"
+        f"with no other text:\n{json.dumps(json_schema_of(schema), ensure_ascii=False)}"
     )
 
 

@@ -85,6 +85,11 @@ class Evidence(BaseModel):
     tier: Tier = "secondary"
     tier_score: float = 0.0
     chain: list[ChainStep] = Field(default_factory=list)
+    anchor_similarity: float | None = Field(
+        None,
+        description="Similarity of heading and quote to the query anchor (the embedder's), measured while "
+        "the task is dug; synthesis drops evidence below its tier's threshold.",
+    )
 
 
 class QueryAnchor(BaseModel):

@@ -1,6 +1,7 @@
 """The dig subgraph, one per task (a Send from the run graph).
 
-[make_queries] -> search -> follow_references -> extract x batches (Send, in parallel) -> summarize
+[make_queries] -> search -> follow_references -> extract x batches (Send, in parallel) -> measure_drift
+               -> summarize
 """
 
 from __future__ import annotations
@@ -22,11 +23,13 @@ def build_dig_graph() -> Any:
     builder.add_node("search", nodes.search)
     builder.add_node("follow_references", nodes.follow_references)
     builder.add_node("extract", nodes.extract)
+    builder.add_node("measure_drift", nodes.measure_drift)
     builder.add_node("summarize", nodes.summarize)
     builder.add_conditional_edges(START, routers.start, ["make_queries", "search"])
     builder.add_edge("make_queries", "search")
     builder.add_edge("search", "follow_references")
     builder.add_conditional_edges("follow_references", routers.to_extraction, ["extract", "summarize"])
-    builder.add_edge("extract", "summarize")
+    builder.add_edge("extract", "measure_drift")
+    builder.add_edge("measure_drift", "summarize")
     builder.add_edge("summarize", END)
     return builder.compile()

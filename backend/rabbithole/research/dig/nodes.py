@@ -14,12 +14,14 @@ from langgraph.runtime import Runtime
 from rabbithole.core.models import PageText, SearchHit
 from rabbithole.references.expansion import GateRequest
 from rabbithole.research import events
+from rabbithole.research.anchor import anchor_text
 from rabbithole.research.context import ResearchContext
 from rabbithole.research.dig import prompts
 from rabbithole.research.dig.evidence import evidence_from_findings, evidence_order
 from rabbithole.research.dig.schemas import TaskQueries, TaskSummaryDraft, extraction_schema, gate_schema
 from rabbithole.research.dig.selection import batches_of, select_passages
 from rabbithole.research.dig.state import DigState, ExtractInput
+from rabbithole.research.evidence.drift import anchor_similarities
 from rabbithole.research.evidence.numbering import number_passages, render_numbered
 from rabbithole.research.llm_step import StepResult, ask, ask_sync
 from rabbithole.research.models import Passage, TaskResult, TaskSummary
@@ -208,10 +210,26 @@ def _pages_of(ctx: ResearchContext, batch: Sequence[Passage]) -> dict[tuple[str,
     return out
 
 
+async def measure_drift(state: DigState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
+    """I/O (embedder): each finding's similarity to the query anchor. Measured here, while other tasks
+    wait for the model, rather than for all evidence at once at the start of synthesis."""
+    evidence = state.get("evidence", [])
+    embedder = runtime.context.embedder
+    scores = await asyncio.to_thread(anchor_similarities, embedder, anchor_text(state["anchor"]), evidence)
+    return {"similarities": scores}
+
+
 async def summarize(state: DigState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
     """LLM: the task's findings, gaps and related findings (invalid output: the findings' own statements)."""
     task = state["task"]
-    evidence = sorted(state.get("evidence", []), key=evidence_order)
+    scores = state.get("similarities", {})
+    evidence = sorted(
+        (
+            e.model_copy(update={"anchor_similarity": scores[e.id]}) if e.id in scores else e
+            for e in state.get("evidence", [])
+        ),
+        key=evidence_order,
+    )
     warnings = list(state.get("task_warnings", []))
     counts: dict[str, int] = {}
     if evidence:

@@ -31,6 +31,7 @@ class DigState(DigInput, DigOutput, total=False):
     skipped: int
     batches: list[list[str]]  # chunk ids per extraction call
     evidence: Annotated[list[Evidence], operator.add]  # from every batch
+    similarities: dict[str, float]  # evidence id -> similarity to the query anchor
     task_warnings: Annotated[list[str], operator.add]
 
 

@@ -11,9 +11,21 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
+from rabbithole.embeddings.base import Embedder
 from rabbithole.research.models import Dropped, Evidence, Tier
 
-__all__ = ["DriftResult", "validate_drift"]
+__all__ = ["DriftResult", "anchor_similarities", "validate_drift"]
+
+
+def anchor_similarities(embedder: Embedder, anchor: str, evidence: Sequence[Evidence]) -> dict[str, float]:
+    """Each evidence's similarity (heading and quote) to the anchor text, by id (blocking: the embedder)."""
+    if not evidence:
+        return {}
+    query = np.asarray(embedder.embed_query(anchor))
+    vectors = np.asarray(embedder.embed_documents([f"{e.heading}\n{e.quote}" for e in evidence]))
+    return {e.id: float(s) for e, s in zip(evidence, vectors @ query, strict=True)}
 
 
 @dataclass(slots=True)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import numpy as np
 from langchain_core.messages import BaseMessage
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
@@ -16,7 +15,7 @@ from rabbithole.research import events
 from rabbithole.research.anchor import anchor_text
 from rabbithole.research.context import ResearchContext
 from rabbithole.research.evidence.citations import DraftClaim, DraftSection, render_report
-from rabbithole.research.evidence.drift import validate_drift
+from rabbithole.research.evidence.drift import anchor_similarities, validate_drift
 from rabbithole.research.llm_step import ask
 from rabbithole.research.models import Evidence, QualityScores, Tier
 from rabbithole.research.synthesis import prompts
@@ -34,16 +33,13 @@ async def validate(state: SynthesisState, runtime: Runtime[ResearchContext]) -> 
     ctx = runtime.context
     events.phase("validate")
     evidence = [e for t in state["task_results"] for e in t.evidence]
-    scores: dict[str, float] = {}
-    if evidence:
-
-        def similarities() -> dict[str, float]:
-            anchor = ctx.embedder.embed_query(anchor_text(state["anchor"]))
-            vectors = ctx.embedder.embed_documents([f"{e.heading}\n{e.quote}" for e in evidence])
-            sims = np.asarray(vectors) @ np.asarray(anchor)
-            return {e.id: float(s) for e, s in zip(evidence, sims, strict=True)}
-
-        scores = await asyncio.to_thread(similarities)
+    scores = {e.id: e.anchor_similarity for e in evidence if e.anchor_similarity is not None}
+    unmeasured = [e for e in evidence if e.anchor_similarity is None]  # dug before the dig measured it
+    if unmeasured:
+        measured = await asyncio.to_thread(
+            anchor_similarities, ctx.embedder, anchor_text(state["anchor"]), unmeasured
+        )
+        scores.update(measured)
     s = ctx.settings
     thresholds: dict[Tier, float] = {
         "primary": s.drift_primary,
