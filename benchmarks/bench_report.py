@@ -9,10 +9,10 @@ to four research sections (the fake would propose whatever its schema allows); e
 fake's own deterministic answer. Measured:
 
 1. LLM calls by kind of one report on TOPIC, approved as proposed, at the default depth and one refinement
-   round (``report.refinement_rounds = 1``), in three settings: the fake's own review (it names the
+   round (``report_mode.refinement_rounds = 1``), in three settings: the fake's own review (it names the
    sections its answer picks), a review that names all four sections (every section researched twice: the
    most one refinement round can cost), and in addition every grade failing (each section searches again
-   up to ``report.max_search_depth``: the most a report can cost). Goal: at most 150 for the second; the
+   up to ``report_mode.max_search_depth``: the most a report can cost). Goal: at most 150 for the second; the
    replaced report writer took about 560. Baseline: the same report without a refinement round.
 2. Wall time of the first setting with the fake at 300 ms per call: the default concurrency against
    concurrency 1 in the same process, best of --repeat (alternating), beside the run without latency.
@@ -137,14 +137,14 @@ async def measure(args: Any, data_dir: Path, goals: list[Goal]) -> None:
     try:
         settings = bench_settings(data_dir, llm=fake.llm_settings())
         settings = settings.model_copy(
-            update={"report": settings.report.model_copy(update={"refinement_rounds": 1})}
+            update={"report_mode": settings.report_mode.model_copy(update={"refinement_rounds": 1})}
         )
         async with Services(settings) as services:
             depth, concurrency = settings.references.max_depth, settings.research.concurrency
             print(
                 f"fake Ollama at {fake.url}; depth {depth}, concurrency {concurrency}, "
                 f"k {settings.research.k}, "
-                f"max search depth {settings.report.max_search_depth}, refinement rounds 1"
+                f"max search depth {settings.report_mode.max_search_depth}, refinement rounds 1"
             )
             print(f"\n1. LLM calls of a 4-section report ({TOPIC!r})")
             fake.set_latency(0)

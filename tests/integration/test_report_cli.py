@@ -24,7 +24,7 @@ def env_for(services: Services, fake: FakeOllama) -> dict[str, str]:
         **sample_env(services),
         "RABBITHOLE_LLM__BASE_URL": fake.url,
         "RABBITHOLE_LLM__REQUEST_TIMEOUT_S": "20",
-        "RABBITHOLE_REPORT__REFINEMENT_ROUNDS": "0",
+        "RABBITHOLE_REPORT_MODE__REFINEMENT_ROUNDS": "0",
     }
 
 

@@ -163,7 +163,7 @@ async def test_feedback_then_approve_within_bounded_rounds(
     settings = sample_index.settings.model_copy(
         update={
             "llm": fake_ollama.settings(),
-            "report": ReportSettings(max_outline_rounds=1, refinement_rounds=0),
+            "report_mode": ReportSettings(max_outline_rounds=1, refinement_rounds=0),
         }
     )
     async with Services(settings, share_with=sample_index) as services:

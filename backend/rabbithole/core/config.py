@@ -422,7 +422,7 @@ class Settings(BaseSettings):
     retrieval: RetrievalSettings = RetrievalSettings()
     references: ReferenceSettings = ReferenceSettings()
     research: ResearchSettings = ResearchSettings()
-    report: ReportSettings = ReportSettings()
+    report_mode: ReportSettings = ReportSettings()
     server: ServerSettings = ServerSettings()
 
     @field_validator("kb_dir")

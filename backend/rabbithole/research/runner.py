@@ -110,7 +110,7 @@ class ResearchRunner:
             research = research.model_copy(update=changed)
             research = research.model_copy(update={"min_tasks": min(research.min_tasks, research.max_tasks)})
         depth = overrides.depth if overrides.depth is not None else services.settings.references.max_depth
-        report = services.settings.report
+        report = services.settings.report_mode
         report_changed = {
             key: value
             for key, value in overrides.model_dump(exclude_none=True).items()

@@ -77,7 +77,7 @@ async def propose_outline(state: ReportState, runtime: Runtime[ResearchContext])
 
 def approve_outline(state: ReportState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
     """Interrupt: the user approves the outline, edits it (approved as edited), or sends feedback, which
-    re-plans it (at most ``report.max_outline_rounds`` times; then feedback is refused with a reason). An
+    re-plans it (at most ``report_mode.max_outline_rounds`` times; then feedback is refused with a reason). An
     answer that does not fit is asked again with ``error`` saying why."""
     s = report_settings(runtime.context)
     rounds = state.get("outline_rounds", 0)

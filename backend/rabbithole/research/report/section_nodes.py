@@ -102,7 +102,7 @@ def neighbours(
 
 
 async def widen(state: SectionState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
-    """I/O: the search hits with their neighbouring chunks, within ``report.context_tokens``."""
+    """I/O: the search hits with their neighbouring chunks, within ``report_mode.context_tokens``."""
     ctx = runtime.context
     budget = report_settings(ctx).context_tokens
     seeds = state.get("seeds", [])
@@ -177,7 +177,7 @@ def draft_text(draft: DraftSection, evidence: Sequence[Any]) -> str:
 
 
 async def grade(state: SectionState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
-    """LLM: pass or fail, with follow-up queries; a fail below ``report.max_search_depth`` searches again
+    """LLM: pass or fail, with follow-up queries; a fail below ``report_mode.max_search_depth`` searches again
     with them. Invalid output: the draft passes (a warning)."""
     ctx = runtime.context
     section = state["section"]
