@@ -386,20 +386,27 @@ class FakeServer:
     (``FakeOllamaClient``)."""
 
     def __init__(self) -> None:
-        import socket
         import subprocess
         import sys
+        import threading
 
         import httpx
 
         from rabbithole.devtools.fake_ollama import FakeOllamaClient
 
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            port = sock.getsockname()[1]
-        self.url = f"http://127.0.0.1:{port}"
-        command = [sys.executable, "-m", "rabbithole.devtools.fake_ollama", "--port", str(port)]
-        self._process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+        # port 0: the server binds a free port and names it on its first line (no race for the port)
+        command = [sys.executable, "-m", "rabbithole.devtools.fake_ollama", "--port", "0"]
+        self._process = subprocess.Popen(
+            command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        )
+        assert self._process.stderr is not None
+        first = self._process.stderr.readline()
+        if not first.startswith("fake ollama listening on "):
+            self.close()
+            raise RuntimeError(f"the fake Ollama server did not start ({' '.join(command)}): {first.strip()}")
+        self.url = first.split()[-1]
+        stderr = self._process.stderr  # drained, so the server never blocks on a full pipe
+        threading.Thread(target=lambda: [None for _ in stderr], daemon=True).start()
         deadline = time.monotonic() + 60
         while True:
             try:

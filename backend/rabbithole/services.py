@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from rabbithole.research.registry import RunRegistry
     from rabbithole.retrieval.hybrid import HybridSearcher
     from rabbithole.store.chroma_store import ChromaStore
+    from rabbithole.web.searcher import WebSearcher
 
 log = logging.getLogger(__name__)
 
@@ -178,6 +179,16 @@ class Services:
         from rabbithole.research.language import LanguageDetector
 
         return self._once("language", lambda: LanguageDetector(self.settings.research.languages))
+
+    @property
+    def web_searcher(self) -> WebSearcher | None:
+        """Optional web research: the SearxNG client, page fetcher and scorer; None while
+        ``web_research.searxng_url`` is unset (web research is off by default)."""
+        if not self.settings.web_research.searxng_url:
+            return None
+        from rabbithole.web.searcher import WebSearcher
+
+        return self._once("web_searcher", lambda: WebSearcher(self.settings.web_research, self.embedder))
 
     def llm_for(self, model: str | None) -> LLMClient:
         """The LLM client for ``model`` (None or the configured model: the shared client)."""

@@ -169,29 +169,24 @@ def test_openai_compatible_endpoints(fake_ollama: FakeOllama) -> None:
 
 
 def test_command_line_server() -> None:
-    with FakeOllama() as probe:  # borrow a free port
-        port = probe.port + 1
-    for candidate in range(port, port + 20):
-        try:
-            httpx.get(f"http://127.0.0.1:{candidate}/", timeout=0.2)
-        except httpx.ConnectError:
-            port = candidate
-            break
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     cmd = [
         sys.executable,
         "-m",
         "rabbithole.devtools.fake_ollama",
         "--port",
-        str(port),
+        "0",  # a free port, bound by the server and named on its first line
         "--latency-ms",
         "1",
         "--models",
         "tiny:1b",
     ]
-    process = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
-        url = f"http://127.0.0.1:{port}"
+        assert process.stderr is not None
+        first = process.stderr.readline()
+        assert first.startswith("fake ollama listening on http://127.0.0.1:"), first
+        url = first.split()[-1]
         deadline = time.monotonic() + 20
         while True:
             try:
@@ -199,7 +194,7 @@ def test_command_line_server() -> None:
                     break
             except httpx.TransportError:
                 pass
-            assert process.poll() is None, process.stderr.read().decode() if process.stderr else ""
+            assert process.poll() is None, process.stderr.read()
             assert time.monotonic() < deadline, "the fake server did not start"
             time.sleep(0.05)
         control = FakeOllamaClient(url)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -96,6 +97,9 @@ def register(app: typer.Typer) -> None:
         resume: str | None = typer.Option(None, "--resume", help="Continue a run that stopped or waits."),
         as_json: bool = typer.Option(False, "--json", help="Print the result as one JSON object."),
         as_markdown: bool = typer.Option(False, "--markdown", help="Print the report as Markdown."),
+        docx: Path | None = typer.Option(
+            None, "--docx", dir_okay=False, help="Also write the report as a Word document to this file."
+        ),
         depth: int | None = typer.Option(None, "--depth", "-d", min=0, max=10, help="Reference hops."),
         k: int | None = typer.Option(None, "--k", "-k", min=1, max=100, help="Hits per query."),
         model: str | None = typer.Option(None, "--model", help="Chat model for this run."),
@@ -113,7 +117,14 @@ def register(app: typer.Typer) -> None:
             for key, value in {"depth": depth, "k": k, "model": model, "concurrency": concurrency}.items()
             if value is not None
         }
+        if docx is not None and not docx.expanduser().absolute().parent.is_dir():
+            raise InvalidRequestError(f"--docx: the folder of {docx} does not exist")
         result = asyncio.run(_research(question, collection, mode, yes, resume, overrides))
+        if docx is not None:
+            from rabbithole.research.export.docx import write_docx
+
+            written = write_docx(result, docx.expanduser())
+            Console(stderr=True, soft_wrap=True).print(f"report written to {written}", highlight=False)
         if as_json:
             typer.echo(result.model_dump_json(indent=2))
         elif as_markdown:

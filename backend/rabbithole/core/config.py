@@ -405,6 +405,60 @@ class ServerSettings(BaseModel):
         return list(dict.fromkeys(names))
 
 
+class WebSettings(BaseModel):
+    """Optional web research (off by default: Rabbithole is local first). With a self-hosted SearxNG address
+    set, a report section may also search the web: result pages are fetched, their main text extracted,
+    scored against the section's questions and cut into short verbatim passages cited as web sources."""
+
+    searxng_url: str | None = Field(
+        None,
+        description="Base URL of a self-hosted SearxNG with the JSON format enabled (e.g. "
+        "http://127.0.0.1:8888); unset: no web research.",
+    )
+    search_timeout_s: float = Field(10.0, gt=0, le=300, description="Timeout of one SearxNG search.")
+    fetch_timeout_s: float = Field(10.0, gt=0, le=300, description="Timeout of fetching one result page.")
+    max_results: int = Field(5, ge=1, le=50, description="Results taken from each search query.")
+    max_pages: int = Field(8, ge=1, le=100, description="Result pages fetched per web research call.")
+    max_page_bytes: int = Field(
+        2_000_000, ge=1024, le=100_000_000, description="Larger pages are not read (a warning says so)."
+    )
+    max_redirects: int = Field(3, ge=0, le=20, description="Redirects followed per page.")
+    content_types: list[str] = Field(
+        ["text/html", "application/xhtml+xml", "text/plain"],
+        min_length=1,
+        description="Media types of pages that are read; others are skipped with a warning.",
+    )
+    allow_private_addresses: bool = Field(
+        False,
+        description="Fetch result pages on loopback and private network addresses (off: a result or a "
+        "redirect that points into the local network is refused).",
+    )
+    concurrency: int = Field(4, ge=1, le=32, description="Pages fetched at once.")
+    min_relevance: float = Field(
+        0.3, ge=0.0, le=1.0, description="Passages scoring lower against every question are not kept."
+    )
+    lexical_weight: float = Field(
+        0.3,
+        ge=0.0,
+        le=1.0,
+        description="Weight of the question words a passage contains in its score (the embedding "
+        "similarity gets the rest).",
+    )
+    passage_chars: int = Field(600, ge=100, le=5000, description="Longest passage kept, in characters.")
+    budget_chars: int = Field(
+        6000, ge=200, le=200_000, description="Characters of passages kept per web research call in all."
+    )
+    passages_per_page: int = Field(3, ge=1, le=50, description="Passages kept from one page at most.")
+    user_agent: str = Field(
+        "Rabbithole (local research assistant)", min_length=1, description="User-Agent of web requests."
+    )
+
+    @field_validator("searxng_url")
+    @classmethod
+    def _usable_searxng_url(cls, value: str | None) -> str | None:
+        return check_http_url(value.strip().rstrip("/")) if value and value.strip() else None
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="RABBITHOLE_",
@@ -424,6 +478,7 @@ class Settings(BaseSettings):
     research: ResearchSettings = ResearchSettings()
     report_mode: ReportSettings = ReportSettings()
     server: ServerSettings = ServerSettings()
+    web_research: WebSettings = WebSettings()
 
     @field_validator("kb_dir")
     @classmethod

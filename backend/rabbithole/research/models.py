@@ -31,6 +31,8 @@ Phase = Literal[
     "done",
 ]
 TaskState = Literal["pending", "running", "done", "error"]
+#: Where evidence comes from: a page of a document in a collection, or a web page (optional web research).
+SourceKind = Literal["document", "web"]
 
 
 class ChainStep(BaseModel):
@@ -90,6 +92,13 @@ class Evidence(BaseModel):
         description="Similarity of heading and quote to the query anchor (the embedder's), measured while "
         "the task is dug; synthesis drops evidence below its tier's threshold.",
     )
+    kind: SourceKind = Field(
+        "document",
+        description='"web": a passage of a fetched web page; quote/start/end index its extracted text.',
+    )
+    url: str | None = Field(None, description="The web page's address (web evidence only).")
+    title: str | None = Field(None, description="The web page's title (web evidence only).")
+    fetched_at: datetime | None = Field(None, description="When the web page was fetched (web evidence).")
 
 
 class QueryAnchor(BaseModel):
@@ -235,6 +244,13 @@ class Source(BaseModel):
     end: int
     chain: list[ChainStep] = Field(default_factory=list)
     support: Support | None = None
+    kind: SourceKind = Field(
+        "document",
+        description='"web": a passage of a fetched web page; quote/start/end index its extracted text.',
+    )
+    url: str | None = Field(None, description="The web page's address (web sources only).")
+    title: str | None = Field(None, description="The web page's title (web sources only).")
+    fetched_at: datetime | None = Field(None, description="When the web page was fetched (web sources).")
 
 
 class CitationStats(BaseModel):

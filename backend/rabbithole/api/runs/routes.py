@@ -1,4 +1,4 @@
-"""The run endpoints: create, list, read, resume, cancel, delete, and the report as JSON and Markdown.
+"""The run endpoints: create, list, read, resume, cancel, delete, and the report as JSON, Markdown and DOCX.
 Progress streams (SSE) are in ``stream.py``."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from rabbithole.api.errors import responses
 from rabbithole.api.runs.schemas import CreateRun, ResumeBody, RunCreated, RunDeleted, RunDetail, RunPage
 from rabbithole.api.runs.views import run_detail
 from rabbithole.core.errors import RunStateError
+from rabbithole.research.export import DOCX_MEDIA_TYPE
 from rabbithole.research.models import ResearchResult, RunStatus
 
 router = APIRouter(tags=["runs"])
@@ -104,3 +105,26 @@ def get_report(run_id: str, runs: RunServiceDep) -> ResearchResult:
 )
 def get_report_markdown(run_id: str, runs: RunServiceDep) -> Response:
     return Response(_result(runs, run_id).report_markdown, media_type="text/markdown; charset=utf-8")
+
+
+@router.get(
+    "/runs/{run_id}/report.docx",
+    response_class=Response,
+    responses={
+        **_errors(404, 409),
+        200: {
+            "description": "The report as a Word document.",
+            "content": {DOCX_MEDIA_TYPE: {"schema": {"type": "string", "format": "binary"}}},
+        },
+    },
+)
+def get_report_docx(run_id: str, runs: RunServiceDep) -> Response:
+    """The report as a Word document (sections, [n] citations, sources with verified quotes, warnings,
+    quality), downloaded as ``rabbithole-<run id>.docx``."""
+    from rabbithole.research.export.docx import docx_bytes
+
+    return Response(
+        docx_bytes(_result(runs, run_id)),
+        media_type=DOCX_MEDIA_TYPE,
+        headers={"Content-Disposition": f'attachment; filename="rabbithole-{run_id}.docx"'},
+    )

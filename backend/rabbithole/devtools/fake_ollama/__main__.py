@@ -1,8 +1,13 @@
-"""``python -m rabbithole.devtools.fake_ollama --port 11435 [--latency-ms 50] [--host 127.0.0.1]``."""
+"""``python -m rabbithole.devtools.fake_ollama --port 11435 [--latency-ms 50] [--host 127.0.0.1]``.
+
+``--port 0`` takes a free port: the first line on stderr names the address the server listens on
+("fake ollama listening on http://127.0.0.1:PORT"), bound before it is printed, so a caller that reads it
+never races another process for the port."""
 
 from __future__ import annotations
 
 import argparse
+import socket
 import sys
 
 import uvicorn
@@ -17,7 +22,7 @@ def main(argv: list[str] | None = None) -> int:
         description="A fake Ollama server with deterministic answers (no model needed).",
     )
     parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=11434)
+    parser.add_argument("--port", type=int, default=11434, help="0: a free port (printed on stderr)")
     parser.add_argument("--latency-ms", type=int, default=0, help="delay before every model answer")
     parser.add_argument(
         "--models",
@@ -29,8 +34,19 @@ def main(argv: list[str] | None = None) -> int:
     models = [m.strip() for m in args.models.split(",") if m.strip()]
     app = create_app(FakeState(models, args.latency_ms))
     app.state.handlers.warm_up()
-    print(f"fake ollama listening on http://{args.host}:{args.port}", file=sys.stderr, flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, access_log=False)
+    family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((args.host, args.port))
+    except OSError as exc:
+        print(f"cannot listen on {args.host}:{args.port}: {exc.strerror}", file=sys.stderr)
+        return 69
+    port = sock.getsockname()[1]
+    host = f"[{args.host}]" if family == socket.AF_INET6 else args.host
+    print(f"fake ollama listening on http://{host}:{port}", file=sys.stderr, flush=True)
+    config = uvicorn.Config(app, log_level=args.log_level, access_log=False)
+    uvicorn.Server(config).run(sockets=[sock])
     return 0
 
 

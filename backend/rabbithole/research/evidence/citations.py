@@ -26,6 +26,7 @@ __all__ = [
     "render_claim",
     "render_report",
     "render_sources",
+    "source_location",
     "strip_markers",
 ]
 
@@ -144,17 +145,26 @@ def _with_markers(text: str, numbers: list[int]) -> str:
     return f"{text[: final.start()].rstrip()} {markers}{final.group()}"
 
 
+def source_location(source: Source, page_label: str) -> list[str]:
+    """Where a source is, as parts to join: document, page and section; a web source: its title, its
+    address and "(web)"."""
+    if source.kind == "web":
+        return [p for p in (source.title or source.document, source.url) if p] + ["(web)"]
+    parts = [source.document, f"{page_label} {source.page}"]
+    if source.section:
+        parts.append(source.section)
+    return parts
+
+
 def render_sources(sources: Sequence[Source], *, heading: str, page_label: str) -> str:
     """The sources list (no trailing newline): ``[n] document, <page_label> N, section — "quote"`` per
-    source, in ``n`` order, one paragraph each; empty when there are no sources."""
+    source (a web source: ``[n] title, url, (web) — "quote"``), in ``n`` order, one paragraph each; empty
+    when there are no sources."""
     if not sources:
         return ""
     lines = [f"## {heading.strip()}"]
     for source in sorted(sources, key=lambda s: s.n):
-        parts = [source.document, f"{page_label} {source.page}"]
-        if source.section:
-            parts.append(source.section)
-        entry = f"[{source.n}] {', '.join(parts)}"
+        entry = f"[{source.n}] {', '.join(source_location(source, page_label))}"
         quote = " ".join(source.quote.split())
         if quote:
             entry += f' — "{quote}"'

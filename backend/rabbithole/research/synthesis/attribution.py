@@ -85,6 +85,10 @@ def build_result(
             end=by_id[eid].end,
             chain=by_id[eid].chain,
             support=_overall(per_source.get(eid, [])),
+            kind=by_id[eid].kind,
+            url=by_id[eid].url,
+            title=by_id[eid].title,
+            fetched_at=by_id[eid].fetched_at,
         )
         for eid in rendered.order
     ]
