@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -94,6 +95,9 @@ def register(app: typer.Typer) -> None:
         ),
         as_json: bool = typer.Option(False, "--json", help="Print the result as one JSON object."),
         as_markdown: bool = typer.Option(False, "--markdown", help="Print the report as Markdown."),
+        docx: Path | None = typer.Option(
+            None, "--docx", dir_okay=False, help="Also write the report as a Word document to this file."
+        ),
         depth: int | None = typer.Option(None, "--depth", "-d", min=0, max=10, help="Reference hops."),
         k: int | None = typer.Option(None, "--k", "-k", min=1, max=100, help="Hits per query."),
         model: str | None = typer.Option(None, "--model", help="Chat model for this run."),
@@ -120,7 +124,14 @@ def register(app: typer.Typer) -> None:
             }.items()
             if value is not None
         }
+        if docx is not None and not docx.expanduser().absolute().parent.is_dir():
+            raise InvalidRequestError(f"--docx: the folder of {docx} does not exist")
         result = asyncio.run(_report(topic, collection, yes, resume, overrides))
+        if docx is not None:
+            from rabbithole.research.export.docx import write_docx
+
+            written = write_docx(result, docx.expanduser())
+            Console(stderr=True, soft_wrap=True).print(f"report written to {written}", highlight=False)
         if as_json:
             typer.echo(result.model_dump_json(indent=2))
         elif as_markdown:

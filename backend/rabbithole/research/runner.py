@@ -118,6 +118,13 @@ class ResearchRunner:
         }
         if report_changed:
             report = report.model_copy(update=report_changed)
+        web = None
+        if record.mode == "report":  # optional web research for the sections (off unless configured)
+            searcher = services.web_searcher
+            if searcher is not None:
+                from rabbithole.web.research import web_evidence_search
+
+                web = web_evidence_search(searcher)
         return ResearchContext(
             llm=services.llm_for(overrides.model),
             searcher=services.searcher,
@@ -128,6 +135,7 @@ class ResearchRunner:
             settings=research,
             depth=depth,
             report=report,
+            web=web,
         )
 
     def config(self, run_id: str, context: ResearchContext) -> dict[str, Any]:

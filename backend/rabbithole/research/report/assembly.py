@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 
 from rabbithole.research.dig.evidence import evidence_order
-from rabbithole.research.evidence.citations import DraftClaim, DraftSection, render_claim
+from rabbithole.research.evidence.citations import DraftClaim, DraftSection, render_claim, source_location
 from rabbithole.research.models import ClaimView, Evidence, Source
 from rabbithole.research.report.models import SectionResult
 
@@ -85,16 +85,13 @@ def section_markdown(heading: str, claims: Sequence[ClaimView]) -> str:
 
 
 def sources_block(sources: Sequence[Source], heading: str, page_label: str, via_label: str) -> str:
-    """The numbered sources: document, page, section, the verified quote, and the reference chain that led
-    there (passage -> mention -> passage)."""
+    """The numbered sources: document, page, section (a web source: title, address, "(web)"), the verified
+    quote, and the reference chain that led there (passage -> mention -> passage)."""
     if not sources:
         return ""
     lines = [f"## {heading.strip()}"]
     for source in sorted(sources, key=lambda s: s.n):
-        parts = [source.document, f"{page_label} {source.page}"]
-        if source.section:
-            parts.append(source.section)
-        entry = f"[{source.n}] {', '.join(parts)}"
+        entry = f"[{source.n}] {', '.join(source_location(source, page_label))}"
         quote = " ".join(source.quote.split())
         if quote:
             entry += f' — "{quote}"'
