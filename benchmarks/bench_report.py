@@ -97,11 +97,15 @@ async def report_run(
     fake: FakeServer,
     overrides: Mapping[str, Any],
     scripts: Sequence[tuple[Any, str]] = (),
+    *,
+    latency_ms: int = 0,
 ) -> TimedReport:
-    """One report approved as proposed, with the outline (and ``scripts``: (response, schema)) scripted."""
+    """One report approved as proposed, with the outline (and ``scripts``: (response, schema)) scripted,
+    the fake answering after ``latency_ms`` (a reset of the fake clears its latency and scripts)."""
     from rabbithole.research.runner import ResearchRunner
 
     fake.client.reset()
+    fake.set_latency(latency_ms)
     fake.client.script(OUTLINE, schema="OutlineDraft")
     for response, schema in scripts:
         fake.client.script(response, schema=schema)
@@ -180,11 +184,10 @@ async def measure(args: Any, data_dir: Path, goals: list[Goal]) -> None:
             bare = [own]
             parallel: list[TimedReport] = []
             serial: list[TimedReport] = []
-            fake.set_latency(LATENCY_MS)
             try:
                 for _ in range(repeat):
-                    parallel.append(await report_run(services, fake, {}))
-                    serial.append(await report_run(services, fake, {"concurrency": 1}))
+                    parallel.append(await report_run(services, fake, {}, latency_ms=LATENCY_MS))
+                    serial.append(await report_run(services, fake, {"concurrency": 1}, latency_ms=LATENCY_MS))
             finally:
                 fake.set_latency(0)
             best = {

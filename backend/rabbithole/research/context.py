@@ -53,7 +53,7 @@ class WebResearch(Protocol):
     with ``task_id``, ``collection`` "web") and warnings. Failures are warnings, never evidence."""
 
     def __call__(
-        self, queries: Sequence[str], language: str, task_id: str
+        self, queries: Sequence[str], language: str, task_id: str, /
     ) -> Awaitable[tuple[list[Evidence], list[str]]]: ...
 
 
