@@ -6,20 +6,26 @@ Markdown."""
 from __future__ import annotations
 
 import asyncio
+import io
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import docx
 import httpx
 import pytest
 import pytest_asyncio
 from fastapi import FastAPI
 
+from fixtures.fake_searxng import fake_searxng_fixture, fake_searxng_server_fixture  # noqa: F401
 from fixtures.run_kb import RUN_COLLECTION
 from rabbithole.api.main import create_app
 from rabbithole.api.runs.service import RunService
 from rabbithole.core.config import Settings
 from rabbithole.devtools.fake_ollama import FakeOllama
+from rabbithole.devtools.fake_searxng import FakeSearxng
+from rabbithole.research.export import DOCX_MEDIA_TYPE
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(300)]
 
@@ -115,3 +121,75 @@ async def test_report_fields_only_in_report_mode(api: Api) -> None:
     assert refused.status_code == 422 and "report mode" in refused.text
     bad_rounds = await client.post("/api/runs", json={**REPORT, "refinement_rounds": 9})
     assert bad_rounds.status_code == 422
+
+
+async def test_report_docx_over_http(api: Api) -> None:
+    client, _app = api
+    run_id = (await client.post("/api/runs", json=REPORT)).json()["run_id"]
+    await wait_for(client, run_id, "waiting_for_input")
+    assert (await client.get(f"/api/runs/{run_id}/report.docx")).status_code == 409
+    await client.post(f"/api/runs/{run_id}/resume", json={"action": "approve"})
+    await wait_for(client, run_id, "done")
+    result = (await client.get(f"/api/runs/{run_id}/report")).json()
+    response = await client.get(f"/api/runs/{run_id}/report.docx")
+    assert response.status_code == 200 and response.headers["content-type"] == DOCX_MEDIA_TYPE
+    text = "\n".join(p.text for p in docx.Document(io.BytesIO(response.content)).paragraphs)
+    for section in result["sections"]:
+        assert section["title"] in text
+    for source in result["sources"]:
+        assert " ".join(source["quote"].split()) in " ".join(text.split())
+
+
+DOSE = [
+    "Which dose limits apply to occupationally exposed workers?",
+    "What is the dose limit for the eye lens?",
+]
+WEB_OUTLINE = {
+    "title": "Dose limits",
+    "sections": [
+        {
+            "title": "Introduction",
+            "description": "",
+            "research": False,
+            "questions": [],
+            "corpus_queries": [],
+        },
+        {
+            "title": "Dose limits",
+            "description": "",
+            "research": True,
+            "questions": DOSE,
+            "corpus_queries": [],
+        },
+        {"title": "Conclusion", "description": "", "research": False, "questions": [], "corpus_queries": []},
+    ],
+}
+
+
+async def test_report_sections_search_the_web_when_configured(
+    run_kb: Settings, fake_ollama: FakeOllama, fake_searxng: FakeSearxng
+) -> None:
+    fake_ollama.script(WEB_OUTLINE, schema="OutlineDraft")
+    settings = run_kb.model_copy(
+        update={"llm": fake_ollama.settings(), "web_research": fake_searxng.settings()}
+    )
+    async with client_for(settings) as (client, app):
+        body = {**REPORT, "question": "Dose limits for occupationally exposed workers", "sections": None}
+        run_id = (await client.post("/api/runs", json=body)).json()["run_id"]
+        await wait_for(client, run_id, "waiting_for_input")
+        await client.post(f"/api/runs/{run_id}/resume", json={"action": "approve"})
+        await wait_for(client, run_id, "done")
+        result = (await client.get(f"/api/runs/{run_id}/report")).json()
+        service: RunService = app.state.runs
+        states = [
+            d["state"] for t, d in ((e.type, e.data) for e in service.events.after(run_id)) if t == "section"
+        ]
+    assert "searching_web" in states
+    assert any(r.startswith("/search") for r in fake_searxng.requests)
+    writes = [r for r in fake_ollama.model_requests() if r.schema_name == "SectionText" and r.status == 200]
+    assert writes and "s2-p0-d0-w1" in json.dumps(writes[0].format)  # the web evidence was offered
+    assert "20 millisievert" in writes[0].prompt
+    for source in result["sources"]:
+        if source["kind"] == "web":
+            assert source["collection"] == "web" and source["url"] and source["quote"]
+            assert f"[{source['n']}] {source['title']}, {source['url']}, (web)" in result["report_markdown"]

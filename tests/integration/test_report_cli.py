@@ -9,7 +9,10 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
+
+import docx
 
 from fixtures.sample_index import sample_env
 from rabbithole.devtools.fake_ollama import FakeOllama
@@ -41,10 +44,13 @@ def rabbithole(
     )
 
 
-def test_outline_edited_in_the_terminal(sample_index: Services, fake_ollama: FakeOllama) -> None:
+def test_outline_edited_in_the_terminal(
+    sample_index: Services, fake_ollama: FakeOllama, tmp_path: Path
+) -> None:
     # rename section 1, toggle research of section 2 off, then approve (an empty line)
+    docx_file = tmp_path / "report.docx"
     done = rabbithole(
-        ["report", TOPIC, "-c", "sample", "--json", "--depth", "0"],
+        ["report", TOPIC, "-c", "sample", "--json", "--depth", "0", "--docx", str(docx_file)],
         env_for(sample_index, fake_ollama),
         "e 1 Grenzwerte im Überblick\nt 2\n\n",
     )
@@ -54,6 +60,8 @@ def test_outline_edited_in_the_terminal(sample_index: Services, fake_ollama: Fak
     assert sections[0]["title"] == "Grenzwerte im Überblick" and sections[0]["research"]
     assert not sections[1]["research"] and data["status"] == "done"
     assert data["llm_calls"]["frame"] >= 1 and "Outline" in done.stderr
+    text = "\n".join(p.text for p in docx.Document(str(docx_file)).paragraphs)
+    assert all(s["title"] in text for s in sections) and f"report written to {docx_file}" in done.stderr
 
 
 def test_closed_stdin_leaves_the_report_waiting(sample_index: Services, fake_ollama: FakeOllama) -> None:
