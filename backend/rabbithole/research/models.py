@@ -26,7 +26,6 @@ Phase = Literal[
     "outline",
     "sections",
     "review",
-    "framing",
     "compile",
     "done",
 ]
