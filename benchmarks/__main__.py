@@ -17,6 +17,7 @@ MODULES = (
     "benchmarks.bench_research",
     "benchmarks.bench_web",
     "benchmarks.bench_api",
+    "benchmarks.bench_report",
 )
 
 

@@ -150,7 +150,9 @@ async def test_report_mode_sections_and_web_sources(api: httpx.AsyncClient, tmp_
         title="Dose limits",
         fetched_at=datetime(2026, 1, 2, 3, 4, tzinfo=UTC),
     )
-    report = ReportResult(**{**result.model_dump(), "sources": [*result.sources, web]}, sections=sections)
+    report = ReportResult(
+        **{**result.model_dump(exclude={"sections"}), "sources": [*result.sources, web]}, sections=sections
+    )
     doc = read(docx_bytes(report))
 
     listed = [p.text for p in doc.paragraphs if p.style is not None and p.style.name == "List Number"]

@@ -7,7 +7,7 @@ import os
 
 import typer
 
-from rabbithole.cli import collections, ingest, references, research, search, serve
+from rabbithole.cli import collections, ingest, references, report, research, search, serve
 
 app = typer.Typer(
     name="rabbithole",
@@ -39,3 +39,4 @@ serve.register(app)
 collections.register(app)
 references.register(app)
 research.register(app)
+report.register(app)

@@ -57,6 +57,8 @@ async def _research(
         runner = ResearchRunner(services)
         if resume:
             current = await runner.view(resume)
+            if current.record.mode == "report":
+                raise InvalidRequestError(f"run {resume} is a report: rabbithole report --resume {resume}")
             console.print(
                 f"run {resume}: {current.record.status}, phase {current.record.phase or '-'}", highlight=False
             )

@@ -327,6 +327,28 @@ class ResearchSettings(BaseModel):
     )
 
 
+class ReportSettings(BaseModel):
+    """Report mode: an approved outline, sections researched in parallel, graded and refined."""
+
+    min_sections: int = Field(3, ge=1, le=12, description="Sections a proposed outline has at least.")
+    max_sections: int = Field(6, ge=1, le=12, description="Sections a proposed outline has at most.")
+    section_limit: int = Field(12, ge=1, le=20, description="Sections an edited outline may have at most.")
+    max_outline_rounds: int = Field(
+        3, ge=0, le=10, description="Outline re-plans with the user's feedback at most."
+    )
+    max_search_depth: int = Field(
+        2, ge=0, le=5, description="Searches again with a failing grade's follow-up queries, per section."
+    )
+    refinement_rounds: int = Field(
+        1, ge=0, le=5, description="Review rounds: the sections a reviewer names are re-researched."
+    )
+    context_tokens: int = Field(
+        600,
+        ge=0,
+        description="Tokens of neighbouring chunks added around a section's search hits (small-to-large).",
+    )
+
+
 #: Host names a local server answers to whatever else is allowed.
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
@@ -487,6 +509,7 @@ class Settings(BaseSettings):
     retrieval: RetrievalSettings = RetrievalSettings()
     references: ReferenceSettings = ReferenceSettings()
     research: ResearchSettings = ResearchSettings()
+    report_mode: ReportSettings = ReportSettings()
     server: ServerSettings = ServerSettings()
     web_research: WebSettings = WebSettings()
 

@@ -7,19 +7,20 @@ applied to the settings here.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from pydantic import BaseModel, Field
 
 if TYPE_CHECKING:
     from rabbithole.catalog.repository import Catalog
-    from rabbithole.core.config import ResearchSettings
+    from rabbithole.core.config import ReportSettings, ResearchSettings
     from rabbithole.embeddings.base import Embedder
     from rabbithole.llm.factory import LLMClient
     from rabbithole.references.tracing import ReferenceEngine
     from rabbithole.research.language import LanguageDetector
+    from rabbithole.research.models import Evidence
     from rabbithole.retrieval.hybrid import HybridSearcher
 
 
@@ -32,8 +33,28 @@ class RunOverrides(BaseModel):
     concurrency: int | None = Field(None, ge=1, le=32, description="Tasks dug in parallel.")
     max_tasks: int | None = Field(None, ge=1, le=15, description="Tasks the proposed plan has at most.")
     max_clarify_rounds: int | None = Field(None, ge=1, le=20, description="Clarification rounds at most.")
+    guidance: str | None = Field(
+        None, max_length=4000, description="Report mode: audience, length, required sections."
+    )
+    sections: list[str] | None = Field(
+        None, max_length=12, description="Report mode: sections the outline should have (titles)."
+    )
+    refinement_rounds: int | None = Field(None, ge=0, le=5, description="Report mode: review rounds.")
+    max_search_depth: int | None = Field(
+        None, ge=0, le=5, description="Report mode: searches again on a failing section grade."
+    )
 
     model_config = {"extra": "forbid"}
+
+
+class WebResearch(Protocol):
+    """Optional web research for a report section (off by default: the context's ``web`` is None): the
+    section's queries in its language -> web evidence (verbatim passages of fetched pages, ids prefixed
+    with ``task_id``, ``collection`` "web") and warnings. Failures are warnings, never evidence."""
+
+    def __call__(
+        self, queries: Sequence[str], language: str, task_id: str, /
+    ) -> Awaitable[tuple[list[Evidence], list[str]]]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,3 +67,5 @@ class ResearchContext:
     detector: LanguageDetector
     settings: ResearchSettings
     depth: int
+    report: ReportSettings | None = None  # report mode (None: the configured defaults)
+    web: WebResearch | None = None  # report mode: a section also searches the web (None: off)

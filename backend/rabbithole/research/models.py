@@ -13,9 +13,22 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 Tier = Literal["primary", "secondary", "tertiary"]
-RunMode = Literal["interactive", "quick"]
+RunMode = Literal["interactive", "quick", "report"]
 RunStatus = Literal["queued", "running", "waiting_for_input", "done", "error", "cancelled"]
-Phase = Literal["clarify", "assess", "plan", "dig", "validate", "synthesize", "attribute", "done"]
+Phase = Literal[
+    "clarify",
+    "assess",
+    "plan",
+    "dig",
+    "validate",
+    "synthesize",
+    "attribute",
+    "outline",
+    "sections",
+    "review",
+    "compile",
+    "done",
+]
 TaskState = Literal["pending", "running", "done", "error"]
 #: Where evidence comes from: a page of a document in a collection, or a web page (optional web research).
 SourceKind = Literal["document", "web"]
@@ -277,6 +290,27 @@ class ClaimView(BaseModel):
     flagged: list[int] = Field(default_factory=list)
 
 
+class SectionGrade(BaseModel):
+    """A report section's grade: does the draft cover the section; what is missing; what to search next."""
+
+    passed: bool
+    missing: list[str] = Field(default_factory=list)
+    follow_up_queries: list[str] = Field(default_factory=list)
+
+
+class ReportSectionView(BaseModel):
+    """A section of a report (report mode): its Markdown with the report's global [n] numbering."""
+
+    id: str
+    title: str
+    research: bool = Field(description="Researched in the collections (false: written from the others).")
+    markdown: str
+    grade: SectionGrade | None = Field(None, description="The last grade (research sections).")
+    rounds: int = Field(0, description="Search rounds (the first and each follow-up), over all passes.")
+    refined: int = Field(0, description="Refinement passes that rewrote this section.")
+    evidence: int = 0
+
+
 class ResearchResult(BaseModel):
     """The result of a research run: `rabbithole research --json` and the API's report."""
 
@@ -299,6 +333,9 @@ class ResearchResult(BaseModel):
         default_factory=list, description="Ids of every passage the run retrieved (citations point inside)."
     )
     error: str | None = None
+    sections: list[ReportSectionView] | None = Field(
+        None, description="Report mode: the sections in order (null for a research run)."
+    )
 
 
 class RunSummary(BaseModel):

@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 EventSink = Callable[[dict[str, Any]], None]
+#: Overrides only report mode takes.
+REPORT_OVERRIDES = ("guidance", "sections", "refinement_rounds", "max_search_depth")
 #: Supersteps a run may take (clarification rounds and extraction batches loop).
 RECURSION_LIMIT = 400
 
@@ -51,14 +53,19 @@ class ResearchRunner:
     def __init__(self, services: Services, registry: RunRegistry | None = None) -> None:
         self.services = services
         self.registry = registry or services.runs
-        self._graph: Any = None
+        self._graphs: dict[str, Any] = {}
         self._graph_lock = asyncio.Lock()
 
-    async def graph(self) -> Any:
+    async def graph(self, mode: RunMode = "interactive") -> Any:
+        """The compiled graph of a mode: the research run, or report mode's graph."""
+        kind = "report" if mode == "report" else "research"
         async with self._graph_lock:
-            if self._graph is None:
-                self._graph = build_research_graph(await self.services.checkpointer())
-            return self._graph
+            if kind not in self._graphs:
+                from rabbithole.research.report import build_report_graph
+
+                build = build_report_graph if kind == "report" else build_research_graph
+                self._graphs[kind] = build(await self.services.checkpointer())
+            return self._graphs[kind]
 
     # -- creating ------------------------------------------------------------------------------------
 
@@ -77,11 +84,14 @@ class ResearchRunner:
             raise InvalidRequestError("name at least one collection to research")
         for collection in collections:
             self.services.catalog.require_collection(collection)
-        if mode not in ("interactive", "quick"):
-            raise InvalidRequestError(f"mode must be 'interactive' or 'quick', got '{mode}'")
+        if mode not in ("interactive", "quick", "report"):
+            raise InvalidRequestError(f"mode must be 'interactive', 'quick' or 'report', got '{mode}'")
         checked = (
             overrides if isinstance(overrides, RunOverrides) else RunOverrides.model_validate(overrides or {})
         )
+        report_only = sorted(set(checked.model_dump(exclude_none=True)) & set(REPORT_OVERRIDES))
+        if mode != "report" and report_only:
+            raise InvalidRequestError(f"{', '.join(report_only)}: only for report mode")
         return self.registry.create(
             question, list(dict.fromkeys(collections)), mode, checked.model_dump(exclude_none=True)
         )
@@ -101,6 +111,21 @@ class ResearchRunner:
             research = research.model_copy(update=changed)
             research = research.model_copy(update={"min_tasks": min(research.min_tasks, research.max_tasks)})
         depth = overrides.depth if overrides.depth is not None else services.settings.references.max_depth
+        report = services.settings.report_mode
+        report_changed = {
+            key: value
+            for key, value in overrides.model_dump(exclude_none=True).items()
+            if key in ("refinement_rounds", "max_search_depth")
+        }
+        if report_changed:
+            report = report.model_copy(update=report_changed)
+        web = None
+        if record.mode == "report":  # optional web research for the sections (off unless configured)
+            searcher = services.web_searcher
+            if searcher is not None:
+                from rabbithole.web.research import web_evidence_search
+
+                web = web_evidence_search(searcher)
         return ResearchContext(
             llm=services.llm_for(overrides.model),
             searcher=services.searcher,
@@ -110,6 +135,8 @@ class ResearchRunner:
             detector=services.language_detector,
             settings=research,
             depth=depth,
+            report=report,
+            web=web,
         )
 
     def config(self, run_id: str, context: ResearchContext) -> dict[str, Any]:
@@ -124,7 +151,7 @@ class ResearchRunner:
         interrupt. Raises RunStateError (finished run; an answer where none is expected or none where
         one is), RunFailedError (the run stopped in its error state; resumable) and domain errors."""
         record = self.registry.get(run_id, with_result=False)
-        graph = await self.graph()
+        graph = await self.graph(record.mode)
         context = self.context(record)
         config = self.config(run_id, context)
         snapshot = await graph.aget_state(config)
@@ -132,11 +159,7 @@ class ResearchRunner:
         if not snapshot.values and not snapshot.next:
             if resume is not None:
                 raise RunStateError(f"run {run_id} has not started; there is nothing to answer")
-            graph_input: Any = {
-                "question": record.question,
-                "collections": record.collections,
-                "mode": record.mode,
-            }
+            graph_input: Any = self._input(record, context)
         elif pending is not None:
             if resume is None:
                 raise RunStateError(f"run {run_id} waits for input ({pending.get('kind', 'answer')})")
@@ -168,12 +191,13 @@ class ResearchRunner:
             self.registry.update(run_id, status="cancelled", error="cancelled")
             raise
         except RabbitholeError as exc:
+            command = "report" if record.mode == "report" else "research"
             message = (
                 f"{exc}. The run can be resumed from its last checkpoint: "
-                f"rabbithole research --resume {run_id}"
+                f"rabbithole {command} --resume {run_id}"
             )
             if isinstance(exc, RunFailedError):
-                message = f"{exc} (rabbithole research --resume {run_id})"
+                message = f"{exc} (rabbithole {command} --resume {run_id})"
             self.registry.update(run_id, status="error", error=message)
             sink({"type": "error", "message": message})
             raise RunFailedError(message) from exc
@@ -184,6 +208,23 @@ class ResearchRunner:
             sink({"type": "error", "message": message})
             raise
         return await self._settle(run_id, graph, config, sink)
+
+    @staticmethod
+    def _input(record: RunRecord, context: ResearchContext) -> dict[str, Any]:
+        graph_input: dict[str, Any] = {
+            "question": record.question,
+            "collections": record.collections,
+            "mode": record.mode,
+        }
+        if record.mode == "report":
+            overrides = RunOverrides.model_validate(record.overrides)
+            rounds = context.report.refinement_rounds if context.report is not None else 1
+            graph_input |= {
+                "guidance": overrides.guidance or "",
+                "sections_hint": list(overrides.sections or []),
+                "refinement_rounds": rounds,
+            }
+        return graph_input
 
     async def _settle(self, run_id: str, graph: Any, config: dict[str, Any], sink: EventSink) -> RunView:
         snapshot = await graph.aget_state(config)
@@ -204,7 +245,7 @@ class ResearchRunner:
         record = self.registry.get(run_id)
         if record.status == "done":
             return RunView(record, result=record.result)
-        graph = await self.graph()
+        graph = await self.graph(record.mode)
         snapshot = await graph.aget_state({"configurable": {"thread_id": run_id}})
         calls = dict((snapshot.values or {}).get("llm_calls") or {})
         return RunView(record, interrupt=_interrupt_of(snapshot), llm_calls=calls)

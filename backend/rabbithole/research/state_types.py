@@ -9,10 +9,11 @@ from pydantic import BaseModel
 
 from rabbithole.research import models
 from rabbithole.research.evidence import citations
+from rabbithole.research.report import models as report_models
 
 CHECKPOINTED_TYPES: tuple[type[BaseModel], ...] = tuple(
     obj
-    for module in (models, citations)
+    for module in (models, citations, report_models)
     for _, obj in inspect.getmembers(module, inspect.isclass)
     if issubclass(obj, BaseModel) and obj.__module__ == module.__name__
 )

@@ -39,7 +39,7 @@ def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
 @router.post("/runs", status_code=status.HTTP_201_CREATED, responses=_errors(404, 422))
 async def create_run(body: CreateRun, runs: RunServiceDep) -> RunCreated:
     """Start a research run in the background: it executes whether or not a client watches it."""
-    record = runs.create(body.question, body.collections, body.mode, body.settings)
+    record = runs.create(body.question, body.collections, body.mode, body.overrides())
     return RunCreated(run_id=record.id, status=record.status)
 
 
@@ -67,8 +67,9 @@ async def get_run(run_id: str, runs: RunServiceDep) -> RunDetail:
 
 @router.post("/runs/{run_id}/resume", status_code=status.HTTP_202_ACCEPTED, responses=_errors(404, 409, 422))
 async def resume_run(run_id: str, body: ResumeBody, runs: RunServiceDep) -> RunCreated:
-    """Answer the pending interrupt ({"answer": ...} or {"tasks": null | [...]}), or continue a stopped
-    run ({}). A second answer to the same interrupt gets 409."""
+    """Answer the pending interrupt ({"answer": ...}, {"tasks": null | [...]} or, in report mode,
+    {"action": "approve" | "edit" | "feedback", ...}), or continue a stopped run ({}). A second answer to
+    the same interrupt gets 409."""
     record = await runs.resume(run_id, body)
     return RunCreated(run_id=record.id, status=record.status)
 

@@ -10,16 +10,34 @@ from pydantic import BaseModel, Field
 from rabbithole.core.errors import InvalidRequestError, RunStateError
 from rabbithole.research.context import RunOverrides
 from rabbithole.research.models import ResearchResult, RunMode, RunStatus, RunSummary, TaskState
+from rabbithole.research.report.schemas import OutlineAnswer
 from rabbithole.research.run.schemas import TaskEdit
 
 
 class CreateRun(BaseModel):
-    question: str = Field(min_length=1, max_length=4000)
+    question: str = Field(min_length=1, max_length=4000, description="The question (report mode: the topic).")
     collections: list[str] = Field(min_length=1, max_length=20)
     mode: RunMode = "interactive"
     settings: RunOverrides = Field(default_factory=RunOverrides, description="Per-run overrides.")
+    guidance: str | None = Field(
+        None, max_length=4000, description="Report mode: audience, length, required sections."
+    )
+    sections: list[str] | None = Field(
+        None, max_length=12, description="Report mode: sections the outline should have (titles)."
+    )
+    refinement_rounds: int | None = Field(None, ge=0, le=5, description="Report mode: review rounds.")
 
     model_config = {"extra": "forbid"}
+
+    def overrides(self) -> RunOverrides:
+        """The settings with the report fields (which the run records with its overrides)."""
+        report = {
+            "guidance": self.guidance,
+            "sections": self.sections,
+            "refinement_rounds": self.refinement_rounds,
+        }
+        given = {k: v for k, v in report.items() if v is not None}
+        return self.settings.model_copy(update=given) if given else self.settings
 
 
 class RunCreated(BaseModel):
@@ -50,7 +68,7 @@ class ContinueRun(BaseModel):
     model_config = {"extra": "forbid"}
 
 
-ResumeBody = ClarificationAnswer | PlanAnswer | ContinueRun
+ResumeBody = ClarificationAnswer | PlanAnswer | OutlineAnswer | ContinueRun
 
 
 class RunPage(BaseModel):
@@ -72,7 +90,8 @@ class RunDetail(BaseModel):
     overrides: dict[str, Any]
     todo: list[TodoItem] = Field(description="The plan's tasks and their state, from the run's events.")
     interrupt: dict[str, Any] | None = Field(
-        None, description='The pending interrupt\'s payload ({kind: "clarification" | "plan", ...}).'
+        None,
+        description='The pending interrupt\'s payload ({kind: "clarification" | "plan" | "outline", ...}).',
     )
     warnings: list[str]
     llm_calls: dict[str, int] = Field(description="LLM requests so far, by kind.")
@@ -88,18 +107,23 @@ class RunDeleted(BaseModel):
 def check_fits(run_id: str, interrupt: dict[str, Any] | None, body: ResumeBody) -> None:
     """Whether ``body`` answers the pending ``interrupt`` (409 when none is pending, 422 when it does not
     fit)."""
-    expected: dict[str, type[ClarificationAnswer | PlanAnswer]] = {
+    expected: dict[str, type[ClarificationAnswer | PlanAnswer | OutlineAnswer]] = {
         "clarification": ClarificationAnswer,
         "plan": PlanAnswer,
+        "outline": OutlineAnswer,
     }
     if interrupt is None:
-        if isinstance(body, ClarificationAnswer | PlanAnswer):
+        if isinstance(body, ClarificationAnswer | PlanAnswer | OutlineAnswer):
             raise RunStateError(f"run {run_id} does not wait for input; send {{}} to continue it")
         return
     kind = str(interrupt.get("kind", ""))
     wanted = expected.get(kind)
     if wanted is None or not isinstance(body, wanted):
-        shape = '{"answer": "..."}' if kind == "clarification" else '{"tasks": null | [...]}'
+        shape = {
+            "clarification": '{"answer": "..."}',
+            "plan": '{"tasks": null | [...]}',
+            "outline": '{"action": "approve" | "edit" | "feedback", "sections"?, "feedback"?}',
+        }.get(kind, "{}")
         raise InvalidRequestError(
             f"run {run_id} waits for a {kind} answer ({shape}); the payload does not fit it"
         )

@@ -23,6 +23,7 @@ __all__ = [
     "DraftSection",
     "RenderedClaim",
     "RenderedReport",
+    "render_claim",
     "render_report",
     "render_sources",
     "source_location",
@@ -127,6 +128,11 @@ def render_report(
 
 def _heading_text(heading: str) -> str:
     return strip_markers(heading.strip().lstrip("#"))
+
+
+def render_claim(text: str, numbers: list[int]) -> str:
+    """A claim's text with its ``[n]`` markers placed before its final punctuation."""
+    return _with_markers(text, numbers)
 
 
 def _with_markers(text: str, numbers: list[int]) -> str:

@@ -1,0 +1,143 @@
+"""`rabbithole report`: a long multi-section report from an outline the user approves (or --yes)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+from rich.console import Console
+from rich.markdown import Markdown
+
+from rabbithole.cli.errors import handle_errors
+from rabbithole.cli.report_terminal import ReportProgress, ask_outline
+from rabbithole.cli.research import EXIT_WAITING
+from rabbithole.core.config import load_settings
+from rabbithole.core.errors import InvalidRequestError, RunStateError
+
+if TYPE_CHECKING:
+    from rabbithole.research.models import ResearchResult
+    from rabbithole.research.runner import ResearchRunner, RunView
+
+
+async def _drive(
+    runner: ResearchRunner, view: RunView, yes: bool, console: Console, progress: ReportProgress
+) -> RunView:
+    """Answer the outline interrupt (ask in the terminal, or approve with --yes) until the run ends."""
+    while view.interrupt is not None:
+        payload = view.interrupt
+        if payload.get("kind") != "outline":
+            raise RunStateError(
+                f"run {view.record.id} waits for a {payload.get('kind')} answer: not a report"
+            )
+        answer = {"action": "approve"} if yes else ask_outline(console, payload)
+        view = await runner.advance(view.record.id, answer, on_event=progress)
+    return view
+
+
+async def _report(
+    topic: str | None, collections: list[str], yes: bool, resume: str | None, overrides: dict[str, Any]
+) -> ResearchResult:
+    from rabbithole.research.runner import ResearchRunner
+    from rabbithole.services import Services
+
+    console = Console(stderr=True, soft_wrap=True)
+    progress = ReportProgress(console)
+    services = Services(load_settings())
+    async with services:
+        runner = ResearchRunner(services)
+        if resume:
+            current = await runner.view(resume)
+            if current.record.mode != "report":
+                raise InvalidRequestError(
+                    f"run {resume} is a research run: rabbithole research --resume {resume}"
+                )
+            console.print(
+                f"run {resume}: {current.record.status}, phase {current.record.phase or '-'}", highlight=False
+            )
+            view = (
+                current if current.interrupt is not None else await runner.advance(resume, on_event=progress)
+            )
+        else:
+            assert topic is not None
+            record = runner.create(topic, collections, "report", overrides)
+            console.print(f"run {record.id}", highlight=False)
+            view = await runner.advance(record.id, on_event=progress)
+        try:
+            view = await _drive(runner, view, yes, console, progress)
+        except typer.Abort:
+            console.print(
+                f"no answer; the run waits for input: rabbithole report --resume {view.record.id}",
+                highlight=False,
+            )
+            raise typer.Exit(EXIT_WAITING) from None
+        assert view.result is not None
+        return view.result
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    @handle_errors
+    def report(
+        topic: str | None = typer.Argument(None, help="The report's topic (German, English, ...)."),
+        collection: list[str] = typer.Option([], "--collection", "-c", help="Collection(s) to research."),
+        guidance: str | None = typer.Option(
+            None, "--guidance", "-g", help="Audience, length, required sections."
+        ),
+        section: list[str] = typer.Option([], "--section", "-s", help="A section the outline should have."),
+        refinement_rounds: int | None = typer.Option(
+            None, "--refinement-rounds", min=0, max=5, help="Review rounds."
+        ),
+        yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask: approve the outline as proposed."),
+        resume: str | None = typer.Option(
+            None, "--resume", help="Continue a report run that stopped or waits."
+        ),
+        as_json: bool = typer.Option(False, "--json", help="Print the result as one JSON object."),
+        as_markdown: bool = typer.Option(False, "--markdown", help="Print the report as Markdown."),
+        docx: Path | None = typer.Option(
+            None, "--docx", dir_okay=False, help="Also write the report as a Word document to this file."
+        ),
+        depth: int | None = typer.Option(None, "--depth", "-d", min=0, max=10, help="Reference hops."),
+        k: int | None = typer.Option(None, "--k", "-k", min=1, max=100, help="Hits per query."),
+        model: str | None = typer.Option(None, "--model", help="Chat model for this run."),
+        concurrency: int | None = typer.Option(
+            None, "--concurrency", min=1, max=32, help="Parallel sections."
+        ),
+    ) -> None:
+        """Write a report on a topic: approve the outline, then sections researched in parallel, graded,
+        refined and compiled with one citation numbering."""
+        if resume is None and (not topic or not topic.strip()):
+            raise InvalidRequestError("give a topic (or --resume RUN_ID)")
+        if resume is None and not collection:
+            raise InvalidRequestError("name the collection to research with --collection")
+        overrides = {
+            key: value
+            for key, value in {
+                "depth": depth,
+                "k": k,
+                "model": model,
+                "concurrency": concurrency,
+                "guidance": guidance,
+                "sections": section or None,
+                "refinement_rounds": refinement_rounds,
+            }.items()
+            if value is not None
+        }
+        if docx is not None and not docx.expanduser().absolute().parent.is_dir():
+            raise InvalidRequestError(f"--docx: the folder of {docx} does not exist")
+        result = asyncio.run(_report(topic, collection, yes, resume, overrides))
+        if docx is not None:
+            from rabbithole.research.export.docx import write_docx
+
+            written = write_docx(result, docx.expanduser())
+            Console(stderr=True, soft_wrap=True).print(f"report written to {written}", highlight=False)
+        if as_json:
+            typer.echo(result.model_dump_json(indent=2))
+        elif as_markdown:
+            typer.echo(result.report_markdown)
+        else:
+            console = Console()
+            console.print(Markdown(result.report_markdown))
+            for warning in result.warnings:
+                console.print(f"[yellow]warning:[/] {warning}", highlight=False)

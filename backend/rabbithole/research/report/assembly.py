@@ -1,0 +1,106 @@
+"""Putting the report together (pure): one global citation numbering across sections (evidence that quotes
+the same text of the same page is one source, whichever section or round found it), the table of contents,
+the sources list with reference chains, and each section's Markdown with the global numbers."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from rabbithole.research.dig.evidence import evidence_order
+from rabbithole.research.evidence.citations import DraftClaim, DraftSection, render_claim, source_location
+from rabbithole.research.models import ClaimView, Evidence, Source
+from rabbithole.research.report.models import SectionResult
+
+#: The collection web evidence carries (optional web research).
+WEB_COLLECTION = "web"
+
+
+def canonical_ids(per_section: Sequence[Sequence[Evidence]]) -> tuple[dict[str, str], list[Evidence]]:
+    """Each evidence id mapped to the id of its source (the first evidence, in outline and extraction
+    order, with the same collection, document, page and quote offsets), and the sources' evidence.
+    ``per_section``: each section's evidence, in outline order."""
+    by_place: dict[tuple[str, str, int, int, int, str], str] = {}
+    mapping: dict[str, str] = {}
+    kept: list[Evidence] = []
+    for evidence in per_section:
+        for e in sorted(evidence, key=evidence_order):
+            if e.id in mapping:
+                continue
+            # a web page's offsets index its own text: its chunk id (address and offsets) tells them apart
+            page_of = e.chunk_id if e.collection == WEB_COLLECTION else ""
+            place = (e.collection, e.document, e.page, e.start, e.end, page_of)
+            if place not in by_place:
+                by_place[place] = e.id
+                kept.append(e)
+            mapping[e.id] = by_place[place]
+    return mapping, kept
+
+
+def unique_evidence(items: Sequence[Evidence]) -> list[Evidence]:
+    """Evidence in extraction order, each quoted place once (a later search round that extracted the same
+    sentences again adds nothing new to write from)."""
+    return canonical_ids([items])[1]
+
+
+def merged_drafts(sections: Sequence[SectionResult], mapping: dict[str, str]) -> list[DraftSection]:
+    """The sections' drafts citing the sources' ids (an id no section retrieved is left as it is, so
+    rendering removes and counts it)."""
+    out = []
+    for section in sections:
+        claims = [
+            DraftClaim(
+                text=c.text, evidence_ids=list(dict.fromkeys(mapping.get(i, i) for i in c.evidence_ids))
+            )
+            for c in section.draft.claims
+        ]
+        out.append(DraftSection(heading=section.section.title, claims=claims))
+    return out
+
+
+def slug(heading: str) -> str:
+    """A Markdown heading's anchor as common renderers make it (lower case, punctuation dropped, dashes)."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return re.sub(r" ", "-", text)
+
+
+def table_of_contents(headings: Sequence[str], label: str) -> str:
+    lines = [f"## {label}", ""]
+    lines += [f"{i}. [{h}](#{slug(h)})" for i, h in enumerate(headings, start=1)]
+    return "\n".join(lines)
+
+
+def with_contents(markdown: str, toc: str) -> str:
+    """The report with the table of contents after its title."""
+    title, sep, rest = markdown.partition("\n\n")
+    if not title.startswith("# "):
+        return f"{toc}\n\n{markdown}"
+    return f"{title}\n\n{toc}{sep}{rest}" if sep else f"{title}\n\n{toc}"
+
+
+def section_markdown(heading: str, claims: Sequence[ClaimView]) -> str:
+    """One section with the report's global [n] numbers."""
+    text = " ".join(render_claim(c.text, c.citations) for c in claims if c.section == heading)
+    return f"## {heading}\n\n{text}" if text else f"## {heading}"
+
+
+def sources_block(sources: Sequence[Source], heading: str, page_label: str, via_label: str) -> str:
+    """The numbered sources: document, page, section (a web source: title, address, "(web)"), the verified
+    quote, and the reference chain that led there (passage -> mention -> passage)."""
+    if not sources:
+        return ""
+    lines = [f"## {heading.strip()}"]
+    for source in sorted(sources, key=lambda s: s.n):
+        entry = f"[{source.n}] {', '.join(source_location(source, page_label))}"
+        quote = " ".join(source.quote.split())
+        if quote:
+            entry += f' — "{quote}"'
+        if len(source.chain) > 1:
+            steps = [
+                f"{step.document} {step.section or ''}".strip()
+                + (f' ("{step.mention}")' if step.mention else "")
+                for step in source.chain
+            ]
+            entry += f" ({via_label}: {' → '.join(steps)})"
+        lines.append(entry)
+    return "\n\n".join(lines)

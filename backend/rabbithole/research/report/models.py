@@ -1,0 +1,60 @@
+"""The typed data report mode keeps in its checkpointed state, and the outline interrupt's payload."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from rabbithole.research.evidence.citations import DraftSection
+from rabbithole.research.models import Evidence, SectionGrade
+
+
+class SectionSpec(BaseModel):
+    """A section of the outline, as the user approves it."""
+
+    id: str
+    title: str
+    description: str = ""
+    research: bool = True
+    questions: list[str] = Field(default_factory=list, description="What it answers (also its queries).")
+    corpus_queries: list[str] = Field(
+        default_factory=list, description="Its queries in the language of the collection's documents."
+    )
+
+
+class OutlineProposal(BaseModel):
+    """The payload of the outline interrupt: the proposed sections, the most an edited outline may have,
+    the feedback rounds used and allowed, and why the last answer was refused."""
+
+    kind: Literal["outline"] = "outline"
+    topic: str
+    title: str
+    sections: list[SectionSpec]
+    limit: int
+    round: int = Field(description="Re-plans with feedback so far.")
+    max_rounds: int
+    error: str | None = None
+
+
+class ReviewTarget(BaseModel):
+    """A section the reviewer wants improved: what to do and what to search for."""
+
+    section_id: str
+    instructions: str
+    queries: list[str] = Field(default_factory=list)
+
+
+class SectionResult(BaseModel):
+    """A written section: its draft (claims citing evidence ids), the evidence it rests on, its grade."""
+
+    section: SectionSpec
+    draft: DraftSection
+    evidence: list[Evidence] = Field(default_factory=list)
+    grade: SectionGrade | None = None
+    rounds: int = 0
+    refined: int = 0
+    passages: int = 0
+    references_followed: int = 0
+    retrieved: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)

@@ -1,0 +1,98 @@
+"""The outline as proposed and as the user edits it (pure): deduplicated titles, at most a limit of
+sections, renumbered s1..sn; an edited section keeps its questions only while its title is unchanged."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rabbithole.research.report.models import SectionSpec
+from rabbithole.research.report.schemas import OutlineAnswer, SectionDraft
+
+
+class OutlineEditError(ValueError):
+    """An edited outline that cannot be used (no section, too many, empty or duplicate titles)."""
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def clean(items: Sequence[str]) -> list[str]:
+    """Whitespace collapsed, empty and repeated (case-insensitive) items dropped, order kept."""
+    out: list[str] = []
+    for item in items:
+        item = " ".join(item.split())
+        if item and _norm(item) not in (_norm(o) for o in out):
+            out.append(item)
+    return out
+
+
+def renumber(sections: Sequence[SectionSpec]) -> list[SectionSpec]:
+    return [s.model_copy(update={"id": f"s{i}"}) for i, s in enumerate(sections, start=1)]
+
+
+def proposed_outline(drafts: Sequence[SectionDraft], hint: Sequence[str], limit: int) -> list[SectionSpec]:
+    """The model's sections, deduplicated; a section the user asked for (``hint``) that the model left out
+    is added as a research section (its title is its question)."""
+    out: list[SectionSpec] = []
+    for d in drafts:
+        title = " ".join(d.title.split())
+        if not title or _norm(title) in (_norm(s.title) for s in out):
+            continue
+        out.append(
+            SectionSpec(
+                id="",
+                title=title,
+                description=" ".join(d.description.split()),
+                research=d.research,
+                questions=clean(d.questions),
+                corpus_queries=clean(d.corpus_queries),
+            )
+        )
+    for wanted in clean(hint):
+        if _norm(wanted) not in (_norm(s.title) for s in out):
+            out.append(SectionSpec(id="", title=wanted, research=True, questions=[wanted]))
+    return renumber(out[:limit])
+
+
+def apply_answer(proposed: Sequence[SectionSpec], answer: OutlineAnswer, limit: int) -> list[SectionSpec]:
+    """The outline after ``approve`` or ``edit``; OutlineEditError says what is wrong with an edited one.
+    (``feedback`` does not approve anything: the graph re-plans.)"""
+    if answer.action == "approve":
+        return list(proposed)
+    if answer.action != "edit" or answer.sections is None:
+        raise OutlineEditError(f"'{answer.action}' does not approve an outline")
+    if not answer.sections:
+        raise OutlineEditError("the outline needs at least one section")
+    if len(answer.sections) > limit:
+        raise OutlineEditError(f"the outline may have at most {limit} sections, got {len(answer.sections)}")
+    known = {s.id: s for s in proposed}
+    out: list[SectionSpec] = []
+    for edit in answer.sections:
+        title = " ".join(edit.title.split())
+        if not title:
+            raise OutlineEditError("a section needs a title")
+        if _norm(title) in (_norm(s.title) for s in out):
+            raise OutlineEditError(f"the section '{title}' appears twice")
+        before = known.get(edit.id) if edit.id else None
+        same = before is not None and _norm(before.title) == _norm(title)
+        if edit.questions is not None:
+            questions, corpus = clean(edit.questions), []
+        elif same and before is not None:
+            questions, corpus = before.questions, before.corpus_queries
+        else:
+            questions, corpus = [title], []
+        description = " ".join(edit.description.split())
+        if not description and same and before is not None:
+            description = before.description
+        out.append(
+            SectionSpec(
+                id="",
+                title=title,
+                description=description,
+                research=edit.research,
+                questions=questions,
+                corpus_queries=corpus,
+            )
+        )
+    return renumber(out)

@@ -1,0 +1,253 @@
+"""Nodes of researching and writing one section (the search, reference following and extraction nodes are
+the dig subgraph's, shared): plan a search round, widen the hits to their neighbouring chunks, write the
+section citing evidence ids, grade it, and hand the section on."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from rabbithole.core.config import ReportSettings
+from rabbithole.core.models import Chunk
+from rabbithole.llm.structured import with_schema_instruction
+from rabbithole.research import events
+from rabbithole.research.context import ResearchContext
+from rabbithole.research.dig.evidence import evidence_order
+from rabbithole.research.evidence.citations import DraftClaim, DraftSection
+from rabbithole.research.llm_step import ask
+from rabbithole.research.models import Passage, SectionGrade, TaskSpec
+from rabbithole.research.passages import from_chunk
+from rabbithole.research.report import prompts
+from rabbithole.research.report.assembly import unique_evidence
+from rabbithole.research.report.models import SectionResult
+from rabbithole.research.report.outline import clean
+from rabbithole.research.report.schemas import SectionGradeJudgement, section_schema
+from rabbithole.research.report.state import SectionState
+from rabbithole.research.synthesis.packing import pack_context
+from rabbithole.research.synthesis.prompts import evidence_item
+
+#: Tokens kept free beyond the instructions, the schema and the section (estimates are not exact).
+PROMPT_MARGIN = 300
+
+
+def report_settings(ctx: ResearchContext) -> ReportSettings:
+    return ctx.report if ctx.report is not None else ReportSettings()
+
+
+def section_event(section_id: str, title: str, state: str, **data: Any) -> None:
+    events.emit("section", section_id=section_id, title=title, state=state, **data)
+
+
+def plan_round(state: SectionState) -> dict[str, Any]:
+    """The task of this search round (the shared dig nodes read it): the section's questions, a
+    refinement's queries, or a failing grade's follow-up queries. The first round of a refinement starts
+    from the evidence the section had."""
+    section = state["section"]
+    depth = state.get("depth", -1) + 1
+    if depth == 0:
+        queries = state["queries"] or section.questions or [section.title]
+        corpus = [] if state["queries"] else section.corpus_queries
+    else:
+        queries, corpus = state.get("next_queries", []), state.get("next_corpus_queries", [])
+    description = " ".join(f"{section.description} {state['instructions']}".split())
+    task = TaskSpec(
+        id=f"{section.id}-p{state['refinement']}-d{depth}",
+        title=section.title,
+        description=description,
+        queries=clean(queries)[:3],
+        corpus_queries=clean(corpus)[:3],
+    )
+    section_event(section.id, section.title, "researching", round=depth + 1, refinement=state["refinement"])
+    update: dict[str, Any] = {"task": task, "depth": depth}
+    previous = state.get("previous")
+    if depth == 0 and previous is not None:
+        update["evidence"] = list(previous.evidence)
+    return update
+
+
+def neighbours(
+    seeds: Sequence[Passage], chunks_of: Any, count: Any, budget: int, *, have: set[str] | None = None
+) -> list[Passage]:
+    """Small-to-large: the seeds, each followed by its neighbouring chunks (the one before, the one after)
+    while their tokens fit ``budget``; best seeds first, no chunk twice. ``chunks_of(collection, document)``
+    gives a document's chunks in order."""
+    seen = set(have or ()) | {s.chunk_id for s in seeds}
+    cache: dict[tuple[str, str], list[Chunk]] = {}
+    used = 0
+    out: list[Passage] = []
+    for seed in seeds:
+        out.append(seed)
+        if used >= budget:
+            continue
+        key = (seed.collection, seed.document)
+        if key not in cache:
+            cache[key] = list(chunks_of(*key))
+        chunks = cache[key]
+        index = next((i for i, c in enumerate(chunks) if c.id == seed.chunk_id), None)
+        if index is None:
+            continue
+        for i in (index - 1, index + 1):
+            if not 0 <= i < len(chunks) or chunks[i].id in seen:
+                continue
+            cost = int(count(chunks[i].text))
+            if used + cost > budget:
+                continue
+            used += cost
+            seen.add(chunks[i].id)
+            out.append(from_chunk(chunks[i], depth=0, relevance=seed.relevance))
+    return out
+
+
+async def widen(state: SectionState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
+    """I/O: the search hits with their neighbouring chunks, within ``report_mode.context_tokens``."""
+    ctx = runtime.context
+    budget = report_settings(ctx).context_tokens
+    seeds = state.get("seeds", [])
+    if budget <= 0 or not seeds:
+        return {}
+    widened = await asyncio.to_thread(
+        neighbours, seeds, ctx.catalog.chunks, ctx.llm.window.count_text, budget
+    )
+    return {"seeds": widened}
+
+
+async def write(state: SectionState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
+    """LLM: the section as claims citing the ids of its evidence (an enum of the ids shown). No evidence:
+    the section says so (no call). Invalid output: the findings' own statements, each citing its evidence."""
+    ctx = runtime.context
+    section = state["section"]
+    evidence = unique_evidence(state.get("evidence", []))
+    update: dict[str, Any] = {
+        "retrieved_all": state.get("retrieved", []),
+        "followed_all": state.get("followed", 0),
+        "passages_all": len(state.get("passages", [])),
+    }
+    if not evidence:
+        claim = DraftClaim(text=prompts.labels(state["language"])["no_evidence"])
+        return {**update, "draft": DraftSection(heading=section.title, claims=[claim])}
+    section_event(section.id, section.title, "writing", evidence=len(evidence))
+    fixed = with_schema_instruction(
+        prompts.section_prompt(
+            section, state["topic"], state["guidance"], "", state["language"], state["instructions"]
+        ),
+        section_schema([e.id for e in evidence]),
+    )
+    budget = max(300, ctx.llm.window.budget - ctx.llm.window.count_messages(fixed) - PROMPT_MARGIN)
+    packed = pack_context("", [], evidence, budget, ctx.llm.window.count_text)
+    messages = prompts.section_prompt(
+        section, state["topic"], state["guidance"], packed.text, state["language"], state["instructions"]
+    )
+    step = await ask(ctx.llm, "section_write", section_schema([e.id for e in packed.evidence]), messages)
+    warnings = list(step.warnings)
+    if step.value is not None:
+        claims = [
+            DraftClaim(text=c.text, evidence_ids=list(c.evidence))
+            for c in step.value.claims  # type: ignore[attr-defined]
+        ]
+    else:
+        warnings = [f"{w} (section '{section.title}': its findings' own statements)" for w in warnings]
+        shown = [e for e in packed.evidence if e.answers] or packed.evidence
+        claims = [DraftClaim(text=e.fact, evidence_ids=[e.id]) for e in shown[:12]]
+    if packed.report.cut:
+        warnings.append(
+            f"section '{section.title}': {len(packed.report.cut)} evidence item(s) did not fit the context "
+            "window and were left out"
+        )
+    for w in warnings:
+        events.warning(w)
+    return {
+        **update,
+        "draft": DraftSection(heading=section.title, claims=claims),
+        "task_warnings": warnings,
+        "llm_calls": step.counts(),
+    }
+
+
+def draft_text(draft: DraftSection, evidence: Sequence[Any]) -> str:
+    """The draft as the grader sees it: claims with their ids, then the evidence they cite."""
+    by_id = {e.id: e for e in evidence}
+    lines = [c.text + (f" [{', '.join(c.evidence_ids)}]" if c.evidence_ids else "") for c in draft.claims]
+    cited = dict.fromkeys(i for c in draft.claims for i in c.evidence_ids if i in by_id)
+    if cited:
+        lines += ["", "Evidence:", *(evidence_item(by_id[i]) for i in cited)]
+    return "\n".join(lines)
+
+
+async def grade(state: SectionState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
+    """LLM: pass or fail, with follow-up queries; a fail below ``report_mode.max_search_depth`` searches again
+    with them. Invalid output: the draft passes (a warning)."""
+    ctx = runtime.context
+    section = state["section"]
+    messages = prompts.grade_prompt(
+        section,
+        state["topic"],
+        draft_text(state["draft"], state.get("evidence", [])),
+        state["language"],
+        state["corpus_language"],
+    )
+    step = await ask(ctx.llm, "section_grade", SectionGradeJudgement, messages)
+    warnings = [f"{w} (section '{section.title}' passes)" for w in step.warnings]
+    for w in warnings:
+        events.warning(w)
+    judged = step.value
+    if judged is None:
+        result = SectionGrade(passed=True)
+        follow, corpus = [], []
+    else:
+        follow, corpus = clean(judged.follow_up_queries), clean(judged.corpus_queries)
+        result = SectionGrade(passed=judged.passed, missing=clean(judged.missing), follow_up_queries=follow)
+    again = not result.passed and state["depth"] < report_settings(ctx).max_search_depth and bool(follow)
+    section_event(section.id, section.title, "graded", passed=result.passed, round=state["depth"] + 1)
+    return {
+        "grade": result,
+        "next_queries": follow if again else [],
+        "next_corpus_queries": corpus if again else [],
+        "task_warnings": warnings,
+        "llm_calls": step.counts(),
+    }
+
+
+def finish_section(state: SectionState) -> dict[str, Any]:
+    """The written section, replacing what it was before a refinement."""
+    section = state["section"]
+    previous = state.get("previous")
+    evidence = sorted({e.id: e for e in state.get("evidence", [])}.values(), key=evidence_order)
+    result = SectionResult(
+        section=section,
+        draft=state["draft"],
+        evidence=evidence,
+        grade=state.get("grade"),
+        rounds=state["depth"] + 1 + (previous.rounds if previous is not None else 0),
+        refined=state["refinement"],
+        passages=state.get("passages_all", 0) + (previous.passages if previous is not None else 0),
+        references_followed=state.get("followed_all", 0)
+        + (previous.references_followed if previous is not None else 0),
+        retrieved=sorted({*state.get("retrieved_all", []), *(previous.retrieved if previous else [])}),
+        warnings=list(state.get("task_warnings", [])),
+    )
+    section_event(
+        section.id,
+        section.title,
+        "refined" if state["refinement"] else "done",
+        evidence=len(evidence),
+        passed=result.grade.passed if result.grade is not None else None,
+    )
+    return {"sections_done": {section.id: result}, "warnings": result.warnings}
+
+
+async def web_search(state: SectionState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
+    """I/O (optional, off unless web research is configured): the round's queries on the web; the passages
+    kept are web evidence beside the documents' (cited as web sources)."""
+    web = runtime.context.web
+    task = state["task"]
+    if web is None or not task.queries:
+        return {}
+    section = state["section"]
+    section_event(section.id, section.title, "searching_web", queries=task.queries)
+    found, warnings = await web(task.queries, state["language"], task.id)
+    for w in warnings:
+        events.warning(w)
+    return {"evidence": found, "task_warnings": warnings}
