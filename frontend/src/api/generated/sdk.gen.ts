@@ -266,8 +266,9 @@ export const getRun = <ThrowOnError extends boolean = false>(options: Options<Ge
 /**
  * Resume Run
  *
- * Answer the pending interrupt ({"answer": ...} or {"tasks": null | [...]}), or continue a stopped
- * run ({}). A second answer to the same interrupt gets 409.
+ * Answer the pending interrupt ({"answer": ...}, {"tasks": null | [...]} or, in report mode,
+ * {"action": "approve" | "edit" | "feedback", ...}), or continue a stopped run ({}). A second answer to
+ * the same interrupt gets 409.
  */
 export const resumeRun = <ThrowOnError extends boolean = false>(options: Options<ResumeRunData, ThrowOnError>) => (options.client ?? client).post<ResumeRunResponses, ResumeRunErrors, ThrowOnError>({
     url: '/api/runs/{run_id}/resume',

@@ -207,6 +207,8 @@ export type ContinueRun = {
 export type CreateRun = {
     /**
      * Question
+     *
+     * The question (report mode: the topic).
      */
     question: string;
     /**
@@ -216,11 +218,29 @@ export type CreateRun = {
     /**
      * Mode
      */
-    mode?: 'interactive' | 'quick';
+    mode?: 'interactive' | 'quick' | 'report';
     /**
      * Per-run overrides.
      */
     settings?: RunOverrides;
+    /**
+     * Guidance
+     *
+     * Report mode: audience, length, required sections.
+     */
+    guidance?: string | null;
+    /**
+     * Sections
+     *
+     * Report mode: sections the outline should have (titles).
+     */
+    sections?: Array<string> | null;
+    /**
+     * Refinement Rounds
+     *
+     * Report mode: review rounds.
+     */
+    refinement_rounds?: number | null;
 };
 
 /**
@@ -568,6 +588,32 @@ export type ModelStatus = {
 };
 
 /**
+ * OutlineAnswer
+ *
+ * The answer to the outline interrupt: ``approve`` the outline as proposed, ``edit`` it (the edited
+ * sections: rename, reorder, add, remove, toggle research; approved as edited), or send ``feedback`` text,
+ * which re-plans the outline with it.
+ */
+export type OutlineAnswer = {
+    /**
+     * Action
+     */
+    action: 'approve' | 'edit' | 'feedback';
+    /**
+     * Sections
+     *
+     * action edit: the sections.
+     */
+    sections?: Array<SectionEdit> | null;
+    /**
+     * Feedback
+     *
+     * action feedback: what to change.
+     */
+    feedback?: string | null;
+};
+
+/**
  * PackingReport
  *
  * What packing the synthesis prompt into the context window kept and cut.
@@ -780,6 +826,52 @@ export type RegistryFile = {
 };
 
 /**
+ * ReportSectionView
+ *
+ * A section of a report (report mode): its Markdown with the report's global [n] numbering.
+ */
+export type ReportSectionView = {
+    /**
+     * Id
+     */
+    id: string;
+    /**
+     * Title
+     */
+    title: string;
+    /**
+     * Research
+     *
+     * Researched in the collections (false: written from the others).
+     */
+    research: boolean;
+    /**
+     * Markdown
+     */
+    markdown: string;
+    /**
+     * The last grade (research sections).
+     */
+    grade?: SectionGrade | null;
+    /**
+     * Rounds
+     *
+     * Search rounds (the first and each follow-up), over all passes.
+     */
+    rounds?: number;
+    /**
+     * Refined
+     *
+     * Refinement passes that rewrote this section.
+     */
+    refined?: number;
+    /**
+     * Evidence
+     */
+    evidence?: number;
+};
+
+/**
  * ResearchResult
  *
  * The result of a research run: `rabbithole research --json` and the API's report.
@@ -848,6 +940,12 @@ export type ResearchResult = {
      * Error
      */
     error?: string | null;
+    /**
+     * Sections
+     *
+     * Report mode: the sections in order (null for a research run).
+     */
+    sections?: Array<ReportSectionView> | null;
 };
 
 /**
@@ -888,7 +986,7 @@ export type RunDetail = {
     /**
      * Mode
      */
-    mode: 'interactive' | 'quick';
+    mode: 'interactive' | 'quick' | 'report';
     /**
      * Overrides
      */
@@ -904,7 +1002,7 @@ export type RunDetail = {
     /**
      * Interrupt
      *
-     * The pending interrupt's payload ({kind: "clarification" | "plan", ...}).
+     * The pending interrupt's payload ({kind: "clarification" | "plan" | "outline", ...}).
      */
     interrupt?: {
         [key: string]: unknown;
@@ -975,6 +1073,30 @@ export type RunOverrides = {
      * Clarification rounds at most.
      */
     max_clarify_rounds?: number | null;
+    /**
+     * Guidance
+     *
+     * Report mode: audience, length, required sections.
+     */
+    guidance?: string | null;
+    /**
+     * Sections
+     *
+     * Report mode: sections the outline should have (titles).
+     */
+    sections?: Array<string> | null;
+    /**
+     * Refinement Rounds
+     *
+     * Report mode: review rounds.
+     */
+    refinement_rounds?: number | null;
+    /**
+     * Max Search Depth
+     *
+     * Report mode: searches again on a failing section grade.
+     */
+    max_search_depth?: number | null;
 };
 
 /**
@@ -1020,7 +1142,7 @@ export type RunSummary = {
     /**
      * Mode
      */
-    mode: 'interactive' | 'quick';
+    mode: 'interactive' | 'quick' | 'report';
     /**
      * Question
      */
@@ -1131,6 +1253,54 @@ export type SearchResultItem = {
      * End
      */
     end: number;
+};
+
+/**
+ * SectionEdit
+ *
+ * A section as the user leaves it: an existing id keeps its questions unless its title changed.
+ */
+export type SectionEdit = {
+    /**
+     * Id
+     */
+    id?: string | null;
+    /**
+     * Title
+     */
+    title: string;
+    /**
+     * Description
+     */
+    description?: string;
+    /**
+     * Research
+     */
+    research?: boolean;
+    /**
+     * Questions
+     */
+    questions?: Array<string> | null;
+};
+
+/**
+ * SectionGrade
+ *
+ * A report section's grade: does the draft cover the section; what is missing; what to search next.
+ */
+export type SectionGrade = {
+    /**
+     * Passed
+     */
+    passed: boolean;
+    /**
+     * Missing
+     */
+    missing?: Array<string>;
+    /**
+     * Follow Up Queries
+     */
+    follow_up_queries?: Array<string>;
 };
 
 /**
@@ -3004,7 +3174,7 @@ export type ResumeRunData = {
     /**
      * Body
      */
-    body: ClarificationAnswer | PlanAnswer | ContinueRun;
+    body: ClarificationAnswer | PlanAnswer | OutlineAnswer | ContinueRun;
     path: {
         /**
          * Run Id
