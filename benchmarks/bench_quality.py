@@ -95,6 +95,12 @@ SUBSETS: tuple[tuple[str, Any], ...] = (
     ("en", lambda q: q.lang == "en"),
     ("held-out", lambda q: q.held_out),
     ("held-out en", lambda q: q.held_out and q.lang == "en"),
+    ("tuning (r01-r50)", lambda q: not q.fresh),
+    ("tuning de", lambda q: not q.fresh and q.lang == "de"),
+    ("tuning en", lambda q: not q.fresh and q.lang == "en"),
+    ("fresh (r51-r71)", lambda q: q.fresh),
+    ("fresh de", lambda q: q.fresh and q.lang == "de"),
+    ("fresh en", lambda q: q.fresh and q.lang == "en"),
 )
 
 
