@@ -105,8 +105,9 @@ SUBSETS: tuple[tuple[str, Any], ...] = (
 
 
 def baseline_settings(current: Any) -> Any:
-    """Round 1's retrieval: RRF, no glossary, no heading bonus (the rest as configured)."""
-    return current.model_copy(update={"fusion": "rrf", "rrf_k": 60, "glossary": False, "heading_weight": 0.0})
+    """Round 1's retrieval: RRF, no glossary, no thesaurus, no heading bonus (the rest as configured)."""
+    round1 = {"fusion": "rrf", "rrf_k": 60, "glossary": False, "thesaurus": False, "heading_weight": 0.0}
+    return current.model_copy(update=round1)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -21,8 +21,8 @@ Then, at the default depth, side by side (same run, same index):
   with round 1's retrieval (RRF, no glossary, no heading bonus) as the baseline;
 * plain hybrid search with k = the mean number of passages `trace` returns (same context size, no
   reference following), pooled and per language; for round 1 (retrieval and expansion), the configured
-  settings, and the configured settings at half the token budget. Goals: trace recall >= 0.92, English
-  within 0.05 of German, trace >= plain search + 0.10 at the same number of passages.
+  settings, and the configured settings at 2/3, 1/2 and 1/3 of the token budget. Goals: trace recall
+  >= 0.92, English within 0.05 of German, trace >= plain search + 0.10 at the same number of passages.
 """
 
 from __future__ import annotations
@@ -227,8 +227,8 @@ def side_by_side(
 ) -> None:
     """Trace against plain hybrid search with as many passages as that trace returns on average, per
     question language: with round 1's retrieval and round 1's expansion (no seed-section scan) as the
-    baseline, with the configured settings, and with the configured settings at half the token budget
-    (how the budget is spent: seeds and their sections versus expansions)."""
+    baseline, with the configured settings, and with the configured settings at 2/3, 1/2 and 1/3 of the
+    token budget (where the context pays: seeds and their sections versus further expansions)."""
     from benchmarks.bench_quality import baseline_settings
 
     rows: list[list[str]] = []
@@ -238,12 +238,13 @@ def side_by_side(
         configured = searcher.settings
         references = services.settings.references
         vectors = {q.id: searcher.embed_query(q.text) for q in questions}
-        half = max(100, references.token_budget // 2)
-        variants = (
+        variants: list[tuple[str, Any, dict[str, int]]] = [
             ("baseline (round 1)", baseline_settings(configured), {"seed_section_chunks": 0}),
             ("current", configured, {}),
-            (f"current, budget {half}", configured, {"token_budget": half}),
-        )
+        ]
+        for share in (2 / 3, 1 / 2, 1 / 3):  # the same settings with less context to spend
+            budget = max(100, round(references.token_budget * share / 1000) * 1000)
+            variants.append((f"current, budget {budget}", configured, {"token_budget": budget}))
         for label, retrieval, limits in variants:
             searcher.settings = retrieval  # the engine searches through this searcher
             try:

@@ -235,6 +235,11 @@ class RetrievalSettings(BaseModel):
     glossary_path: Path | None = Field(
         None, description="A file of more glossary entries, one a line: 'english phrase | German term; ...'."
     )
+    thesaurus: bool = Field(
+        True,
+        description="BM25 searches a German question also with the legal terms of its everyday phrases "
+        "('Atommüll' -> 'radioaktive Abfälle'; built-in list retrieval/thesaurus_de.txt).",
+    )
 
 
 class ReferenceSettings(BaseModel):
