@@ -197,6 +197,7 @@ class Expander:
         reached = 0
         frontier = sorted(result, key=_by_relevance)
         companions = self._companions(result, relevance, visited) if depth_limit >= 1 else {}
+        result_companions: set[str] = set()  # companions in the result as such (depth 0)
         for depth in range(1, depth_limit + 1):
             if not frontier:
                 break
@@ -221,7 +222,12 @@ class Expander:
                     stats.below_relevance += 1
                     continue
                 t = c.target
-                companion = companions.get(t.source.id) if t.source.id not in visited else None
+                companion = companions.get(t.source.id)
+                if companion is not None and companion.id in visited:
+                    if companion.id not in result_companions:  # reached itself at this depth: its
+                        stats.visited += 1  # references are followed from there, one hop later
+                        continue
+                    companion = None
                 cost = tokens_of(c.chunk) + (tokens_of(companion.chunk) if companion is not None else 0)
                 if tokens + cost > limits.token_budget:
                     stats.over_budget += 1
@@ -229,6 +235,7 @@ class Expander:
                 if companion is not None:  # the seed section's chunk the reference stands in, first
                     visited.add(companion.id)
                     result.append(companion)
+                    result_companions.add(companion.id)
                     stats.companions += 1
                 via = Via(t.source.id, t.reference.mention, t.reference, t.resolved)
                 passage = TracedPassage(c.chunk, depth, c.relevance, via)
