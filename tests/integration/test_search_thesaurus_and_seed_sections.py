@@ -4,8 +4,7 @@ about into the first hits, and `trace` follows a reference that stands in anothe
 from __future__ import annotations
 
 from fixtures.sample_index import SAMPLE_COLLECTION
-from rabbithole.references.expansion import ExpansionLimits
-from rabbithole.references.tracing import ReferenceEngine
+from rabbithole.references.expansion import Expander, ExpansionLimits, ExpansionResult, TracedPassage
 from rabbithole.retrieval.hybrid import HybridSearcher
 from rabbithole.services import Services
 
@@ -33,33 +32,36 @@ def test_a_colloquial_german_question_finds_the_section_in_legal_terms(sample_in
     assert ("AtAV.pdf", "§ 5") not in sections(without, ANTARCTICA)
 
 
-def engine(services: Services, seed_section_chunks: int) -> ReferenceEngine:
-    settings = services.settings.references
-    return ReferenceEngine(
-        SAMPLE_COLLECTION,
-        searcher=services.searcher,
-        catalog=services.catalog,
-        vectors=services.store.open(SAMPLE_COLLECTION),
-        registry=services.registry(SAMPLE_COLLECTION),
-        settings=settings,
-        limits=ExpansionLimits.from_settings(settings, seed_section_chunks=seed_section_chunks),
+def expand_from_opening_chunk(services: Services, seed_section_chunks: int) -> ExpansionResult:
+    """One hop from the opening chunk of EndlSiAnfV § 17 alone (as a search would return it)."""
+    engine = services.reference_engine(SAMPLE_COLLECTION)
+    opening = engine.passages.section_passages("EndlSiAnfV.pdf", "§ 17")[0]
+    assert "§ 104" not in opening.text
+    limits = ExpansionLimits.from_settings(
+        services.settings.references, seed_section_chunks=seed_section_chunks
     )
+    expander = Expander(engine.expander.detect, engine.expander.resolve, engine.passages, limits)
+    relevance = engine.passages.relevance(services.searcher.embed_query(REPOSITORY_DOSES))
+    return expander.expand([TracedPassage(opening, 0, None, None, 1.0)], relevance, max_depth=1)
 
 
-def test_trace_follows_a_reference_from_another_chunk_of_a_hits_section(sample_index: Services) -> None:
-    assert sample_index.settings.references.seed_section_chunks == 2  # the default
-    traced = engine(sample_index, 2).trace(REPOSITORY_DOSES)
-    reached = [p for p in traced.passages if (p.chunk.document, p.chunk.section) == ("StrlSchV.pdf", "§ 104")]
-    assert reached and reached[0].depth == 1
-    chain = traced.result.chain(reached[0].id)
-    source = chain[0]
-    assert (source.chunk.document, source.chunk.section, source.depth) == ("EndlSiAnfV.pdf", "§ 17", 0)
-    assert reached[0].via is not None and "§ 104 Absatz 1" in reached[0].via.mention
-    assert "§ 104" in source.chunk.text
-    # the chunk the reference stands in is not one of the search hits: the seed section's scan added it
-    hits = sample_index.searcher.search(REPOSITORY_DOSES, SAMPLE_COLLECTION)
-    assert source.id not in {h.chunk.id for h in hits} and source.search_score is None
-    assert traced.result.stats.companions >= 1
+def test_a_reference_in_another_chunk_of_a_hits_section_is_followed_through_that_chunk(
+    sample_index: Services,
+) -> None:
+    assert sample_index.settings.references.seed_section_chunks == 0  # off by default (docs/references.md)
+    result = expand_from_opening_chunk(sample_index, 4)
+    reached = [p for p in result.passages if (p.chunk.document, p.chunk.section) == ("StrlSchV.pdf", "§ 104")]
+    assert reached and reached[0].depth == 1 and reached[0].via is not None
+    assert "§ 104 Absatz 1" in reached[0].via.mention
+    source = result.by_id()[reached[0].via.source_id]
+    assert (source.chunk.document, source.chunk.section, source.depth, source.via) == (
+        "EndlSiAnfV.pdf",
+        "§ 17",
+        0,
+        None,
+    )
+    assert "§ 104" in source.chunk.text and result.stats.companions >= 1
+    assert [p.id for p in result.chain(reached[0].id)] == [source.id, reached[0].id]
 
-    without = engine(sample_index, 0).trace(REPOSITORY_DOSES)
+    without = expand_from_opening_chunk(sample_index, 0)
     assert ("StrlSchV.pdf", "§ 104") not in {(p.chunk.document, p.chunk.section) for p in without.passages}

@@ -259,7 +259,7 @@ class ReferenceSettings(BaseModel):
         4, ge=1, le=50, description="Chunks of a cited section taken when no Absatz singles them out."
     )
     seed_section_chunks: int = Field(
-        2,
+        0,
         ge=0,
         le=50,
         description="Other chunks of each search hit's section scanned for references at the first hop "

@@ -81,7 +81,7 @@ class ExpansionLimits:
     min_relevance: float = 0.15
     min_keep: int = 5
     section_chunks: int = 4  # chunks of one section taken per reference when no Absatz singles them out
-    seed_section_chunks: int = 2  # other chunks of a seed's section scanned for references (seed_sections)
+    seed_section_chunks: int = 0  # other chunks of a seed's section scanned for references (seed_sections)
 
     @classmethod
     def from_settings(cls, settings: ReferenceSettings, **overrides: int | float) -> ExpansionLimits:
