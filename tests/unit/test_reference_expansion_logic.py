@@ -382,3 +382,13 @@ def test_reference_settings_set_the_seed_section_scan() -> None:
     settings = ReferenceSettings.model_validate({"seed_section_chunks": 3, "section_chunks": 2})
     limits = ExpansionLimits.from_settings(settings)
     assert (limits.seed_section_chunks, limits.section_chunks) == (3, 2)
+
+
+def test_a_seed_section_chunk_citing_its_own_absatz_is_listed_once() -> None:
+    self_citing = chunk(
+        "A.pdf", "§ 1", 2, "(3) Abweichend von Absatz 3 gelten die Werte nach § 3 der Gammaverordnung."
+    )
+    expander, _ = make([A1_OPEN, A1_MIDDLE, self_citing, C3_VALUES], seed_section_chunks=2)
+    result = expander.expand([seed(A1_OPEN)], relevance({self_citing.id: 0.8}), max_depth=2)
+    assert ids(result.passages) == [A1_OPEN.id, self_citing.id, C3_VALUES.id]
+    assert result.by_id()[C3_VALUES.id].via.source_id == self_citing.id  # type: ignore[union-attr]

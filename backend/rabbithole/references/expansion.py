@@ -223,6 +223,9 @@ class Expander:
                     continue
                 t = c.target
                 companion = companions.get(t.source.id)
+                if companion is not None and companion.id == c.chunk.id:  # it cites its own section
+                    stats.visited += 1
+                    continue
                 if companion is not None and companion.id in visited:
                     if companion.id not in result_companions:  # reached itself at this depth: its
                         stats.visited += 1  # references are followed from there, one hop later
