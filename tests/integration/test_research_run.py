@@ -3,6 +3,7 @@ kb/sample, with the real Ollama client talking to the fake Ollama."""
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from typing import Any
 
@@ -178,3 +179,28 @@ async def test_ollama_down_mid_dig_stops_in_error_and_resumes_without_redoing_ta
     assert summaries["ok"] == len(result.tasks)  # the two finished tasks were not summarised again
     assert_evidence_is_verbatim_and_retrieved(research_services, result)
     assert research_services.runs.get(record.id).error is None
+
+
+async def test_a_running_run_shows_its_llm_calls_so_far(research_services: Services) -> None:
+    runner = ResearchRunner(research_services)
+    record = runner.create(GERMAN, ["sample"], mode="quick")
+    seen: list[int] = []
+
+    async def poll() -> None:
+        while True:
+            view = await runner.view(record.id)
+            if view.record.status == "running" and view.llm_calls is not None:
+                assert view.interrupt is None
+                seen.append(sum(view.llm_calls.values()))
+            await asyncio.sleep(0.02)
+
+    poller = asyncio.create_task(poll())
+    try:
+        done = await runner.advance(record.id)
+    finally:
+        poller.cancel()
+    assert done.result is not None
+    total = sum(done.result.llm_calls.values())
+    assert seen, "the run was never seen running"
+    assert seen == sorted(seen) and 0 < max(seen) <= total
+    assert (await runner.view(record.id)).result == done.result

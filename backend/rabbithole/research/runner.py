@@ -23,6 +23,7 @@ from langgraph.types import Command
 
 from rabbithole.core.errors import InvalidRequestError, RabbitholeError, RunFailedError, RunStateError
 from rabbithole.research.context import ResearchContext, RunOverrides
+from rabbithole.research.llm_step import merge_counts
 from rabbithole.research.models import ResearchResult, RunMode
 from rabbithole.research.registry import RunRecord, RunRegistry
 from rabbithole.research.run import build_research_graph
@@ -55,6 +56,10 @@ class ResearchRunner:
         self.registry = registry or services.runs
         self._graphs: dict[str, Any] = {}
         self._graph_lock = asyncio.Lock()
+        # LLM calls so far of the runs this runner executes now: the checkpoint's count when the run
+        # (re)started plus what the run graph's steps reported since, so ``view`` of a running run needs
+        # no checkpoint read
+        self._live_calls: dict[str, dict[str, int]] = {}
 
     async def graph(self, mode: RunMode = "interactive") -> Any:
         """The compiled graph of a mode: the research run, or report mode's graph."""
@@ -177,17 +182,24 @@ class ResearchRunner:
             graph_input = None  # continue from the last checkpoint
         self.registry.update(run_id, status="running", error=None)
         sink = on_event or (lambda _event: None)
+        self._live_calls[run_id] = dict((snapshot.values or {}).get("llm_calls") or {})
         try:
-            async for _namespace, mode, chunk in graph.astream(
+            async for namespace, mode, chunk in graph.astream(
                 graph_input, config, context=context, stream_mode=["custom", "updates"], subgraphs=True
             ):
-                if mode == "custom" and isinstance(chunk, dict):
+                if mode == "updates" and not namespace and isinstance(chunk, dict):
+                    for update in chunk.values():  # a step of the run graph: its calls, subgraphs' included
+                        if isinstance(update, dict) and isinstance(update.get("llm_calls"), dict):
+                            merged = merge_counts(self._live_calls.get(run_id), update["llm_calls"])
+                            self._live_calls[run_id] = merged
+                elif mode == "custom" and isinstance(chunk, dict):
                     if chunk.get("type") == "phase":
                         self.registry.update(run_id, phase=str(chunk["phase"]))
                     elif chunk.get("type") == "language":
                         self.registry.update(run_id, language=str(chunk["language"]))
                     sink(chunk)
         except asyncio.CancelledError:
+            self._live_calls.pop(run_id, None)
             self.registry.update(run_id, status="cancelled", error="cancelled")
             raise
         except RabbitholeError as exc:
@@ -198,16 +210,21 @@ class ResearchRunner:
             )
             if isinstance(exc, RunFailedError):
                 message = f"{exc} (rabbithole {command} --resume {run_id})"
+            self._live_calls.pop(run_id, None)
             self.registry.update(run_id, status="error", error=message)
             sink({"type": "error", "message": message})
             raise RunFailedError(message) from exc
         except Exception as exc:
             message = f"internal error: {type(exc).__name__}: {exc}"
             log.exception("run %s failed", run_id)
+            self._live_calls.pop(run_id, None)
             self.registry.update(run_id, status="error", error=message)
             sink({"type": "error", "message": message})
             raise
-        return await self._settle(run_id, graph, config, sink)
+        try:
+            return await self._settle(run_id, graph, config, sink)
+        finally:
+            self._live_calls.pop(run_id, None)
 
     @staticmethod
     def _input(record: RunRecord, context: ResearchContext) -> dict[str, Any]:
@@ -245,6 +262,9 @@ class ResearchRunner:
         record = self.registry.get(run_id)
         if record.status == "done":
             return RunView(record, result=record.result)
+        live = self._live_calls.get(run_id)
+        if live is not None and record.status == "running":  # executing here: no interrupt pending
+            return RunView(record, llm_calls=dict(live))
         graph = await self.graph(record.mode)
         snapshot = await graph.aget_state({"configurable": {"thread_id": run_id}})
         calls = dict((snapshot.values or {}).get("llm_calls") or {})
