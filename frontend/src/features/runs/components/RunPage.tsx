@@ -98,7 +98,11 @@ function RunView({ runId }: { runId: string }) {
       },
       { replace: false },
     );
-  const source = useMemo(() => report?.sources?.find((s) => s.n === cite) ?? null, [report, cite]);
+  // Web sources have no PDF page: the report links them to their page instead of opening the viewer.
+  const source = useMemo(
+    () => report?.sources?.find((s) => s.n === cite && s.kind !== "web") ?? null,
+    [report, cite],
+  );
 
   if (detail.error) return <ErrorAlert error={detail.error} title={t("run.notFound")} />;
   if (!detail.data) return <p>{t("common.loading")}</p>;
