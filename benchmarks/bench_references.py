@@ -20,8 +20,9 @@ Then, at the default depth, side by side (same run, same index):
 * recall of `trace` per question language (the documents are German), with the configured retrieval and
   with round 1's retrieval (RRF, no glossary, no heading bonus) as the baseline;
 * plain hybrid search with k = the mean number of passages `trace` returns (same context size, no
-  reference following), pooled and per language. Goals: trace recall >= 0.92, English within 0.05 of
-  German, trace >= plain search + 0.10 at the same number of passages.
+  reference following), pooled and per language; for round 1 (retrieval and expansion), the configured
+  settings, and the configured settings at 2/3, 1/2 and 1/3 of the token budget. Goals: trace recall
+  >= 0.92, English within 0.05 of German, trace >= plain search + 0.10 at the same number of passages.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "backend"), str(ROOT)]
 
 from rabbithole.core.config import Settings, StorageSettings  # noqa: E402
-from rabbithole.references.expansion import TracedPassage  # noqa: E402
+from rabbithole.references.expansion import ExpansionLimits, TracedPassage  # noqa: E402
 from rabbithole.references.tracing import ReferenceEngine  # noqa: E402
 from rabbithole.services import Services  # noqa: E402
 
@@ -224,25 +225,30 @@ def _recall(pairs: list[tuple[Question, set[tuple[str, str | None]]]], lang: str
 def side_by_side(
     data_dir: Path, questions: list[Question], depth: int, k: int | None, f: DepthFigures
 ) -> None:
-    """Trace (configured retrieval, and round 1's as the baseline) against plain hybrid search with as
-    many passages as trace returns on average, per question language."""
+    """Trace against plain hybrid search with as many passages as that trace returns on average, per
+    question language: with round 1's retrieval and round 1's expansion (no seed-section scan) as the
+    baseline, with the configured settings, and with the configured settings at 2/3, 1/2 and 1/3 of the
+    token budget (where the context pays: seeds and their sections versus further expansions)."""
     from benchmarks.bench_quality import baseline_settings
 
-    mean_passages = f.passages / max(1, len(questions))
-    plain_k = max(1, round(mean_passages))
     rows: list[list[str]] = []
+    gaps: dict[str, float] = {}
     with open_sample(data_dir) as services:
         searcher = services.searcher
         configured = searcher.settings
+        references = services.settings.references
         vectors = {q.id: searcher.embed_query(q.text) for q in questions}
-        for label, retrieval in (
-            ("baseline (round 1)", baseline_settings(configured)),
-            ("current", configured),
-        ):
+        variants: list[tuple[str, Any, dict[str, int]]] = [
+            ("baseline (round 1)", baseline_settings(configured), {"seed_section_chunks": 0}),
+            ("current", configured, {}),
+        ]
+        for share in (2 / 3, 1 / 2, 1 / 3):  # the same settings with less context to spend
+            budget = max(100, round(references.token_budget * share / 1000) * 1000)
+            variants.append((f"current, budget {budget}", configured, {"token_budget": budget}))
+        for label, retrieval, limits in variants:
             searcher.settings = retrieval  # the engine searches through this searcher
             try:
                 traced: list[tuple[Question, set[tuple[str, str | None]]]] = []
-                plain: list[tuple[Question, set[tuple[str, str | None]]]] = []
                 passages = 0
                 for q in questions:
                     engine = ReferenceEngine(
@@ -251,24 +257,40 @@ def side_by_side(
                         catalog=services.catalog,
                         vectors=services.store.open(COLLECTION),
                         registry=services.registry(COLLECTION),
-                        settings=services.settings.references,
+                        settings=references,
+                        limits=ExpansionLimits.from_settings(references, **limits),
                     )
                     result = engine.trace(q.text, depth=depth, k=k, query_vector=vectors[q.id])
                     passages += len(result.passages)
                     traced.append((q, {(p.chunk.document, p.chunk.section) for p in result.passages}))
+                plain_k = max(1, round(passages / len(questions)))
+                plain: list[tuple[Question, set[tuple[str, str | None]]]] = []
+                for q in questions:
                     hits = searcher.search(q.text, COLLECTION, k=plain_k, query_vector=vectors[q.id])
                     plain.append((q, {(h.chunk.document, h.chunk.section) for h in hits}))
             finally:
                 searcher.settings = configured
-            for name, pairs in ((f"trace depth {depth}", traced), (f"hybrid search k={plain_k}", plain)):
-                size = f"{passages / len(questions):.1f}" if name.startswith("trace") else str(plain_k)
+            gaps[label] = _share(traced) - _share(plain)
+            for name, pairs, size in (
+                (f"trace depth {depth}", traced, f"{passages / len(questions):.1f}"),
+                (f"hybrid search k={plain_k}", plain, str(plain_k)),
+            ):
                 rows.append([label, name, _recall(pairs), _recall(pairs, "de"), _recall(pairs, "en"), size])
-    header = ["retrieval", "method", "recall", "recall de", "recall en", "passages/question"]
+            rows.append([label, "trace - hybrid", f"{gaps[label]:+.3f}", "", "", ""])
+    header = ["settings", "method", "recall", "recall de", "recall en", "passages/question"]
     widths = [max(len(header[i]), *(len(r[i]) for r in rows)) for i in range(len(header))]
-    print(f"trace vs plain hybrid search with as many passages ({plain_k}), default depth {depth}:")
+    print(f"trace vs plain hybrid search with as many passages, default depth {depth}:")
     print("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
     for r in rows:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)))
+    for label, gap in gaps.items():
+        verdict = "PASS" if gap >= 0.10 else "FAIL"
+        print(f"  [{verdict}] trace >= plain hybrid search + 0.10 ({label}): {gap:+.3f}")
+
+
+def _share(pairs: list[tuple[Question, set[tuple[str, str | None]]]]) -> float:
+    gold = sum(len(q.gold) for q, _ in pairs)
+    return sum(1 for q, reached in pairs for g in q.gold if (g[0], g[1]) in reached) / max(1, gold)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -255,6 +255,7 @@ class DevQuestion:
     question: str
     gold: tuple[tuple[str, str], ...]  # (document, section label)
     held_out: bool = False  # written after the glossary was fixed (see benchmarks/data/README.md)
+    fresh: bool = False  # r51-r71: written before the recall round's tuning, never analysed for it
 
 
 def load_dev_questions(path: Path = RETRIEVAL_DEV) -> list[DevQuestion]:
@@ -269,6 +270,7 @@ def load_dev_questions(path: Path = RETRIEVAL_DEV) -> list[DevQuestion]:
             question=str(q["question"]),
             gold=tuple((str(g["document"]), str(g["section"])) for g in q["gold"]),
             held_out=bool(q.get("held_out", False)),
+            fresh=bool(q.get("fresh", False)),
         )
         for q in data["questions"]
     ]

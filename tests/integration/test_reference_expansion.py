@@ -155,12 +155,22 @@ def test_trace_follows_references_within_the_budget(engine: ReferenceEngine) -> 
     assert traced.result.tokens <= traced.result.budget == engine.expander.limits.token_budget
     assert traced.result.tokens == sum(p.chunk.token_count for p in traced.passages)
     position = {pid: i for i, pid in enumerate(ids)}
-    for p in traced.passages[len(plain.passages) :]:
-        assert p.via is not None and 1 <= p.depth <= 2
+    seed_sections = {(p.chunk.document, p.chunk.section) for p in plain.passages}
+    later = traced.passages[len(plain.passages) :]
+    for i, p in enumerate(later):
+        assert p.relevance is not None and -1.0 <= p.relevance <= 1.0
+        if p.via is None:  # another chunk of a hit's section, right before what was reached through it
+            assert p.depth == 0 and p.search_score is None
+            assert (p.chunk.document, p.chunk.section) in seed_sections
+            following = later[i + 1]
+            assert following.via is not None and following.via.source_id == p.id
+            continue
+        assert 1 <= p.depth <= 2
         source = traced.result.by_id()[p.via.source_id]
         assert source.depth == p.depth - 1 and position[source.id] < position[p.id]
-        assert p.relevance is not None and -1.0 <= p.relevance <= 1.0
-    assert [p.depth for p in traced.passages] == sorted(p.depth for p in traced.passages)
+    reached = [p.depth for p in later if p.via is not None]
+    assert reached == sorted(reached)
+    assert traced.result.stats.companions == sum(1 for p in later if p.via is None)
     assert set(traced.timings) == {"embed", "search", "expand", "total"}
 
 
@@ -194,7 +204,13 @@ def test_gate_is_honoured(engine: ReferenceEngine) -> None:
     for p in traced.passages:
         if p.via is not None:
             assert p.chunk.document == by_id[p.via.source_id].chunk.document
-    assert all(source in by_id for _, source in asked)
+    # the gate is asked about references of passages in the result, or of other chunks of a hit's section
+    # (those enter the result only when one of their references is followed)
+    hits = {(p.chunk.document, p.chunk.section) for p in traced.passages if p.search_score is not None}
+    outside = {source for _, source in asked if source not in by_id}
+    chunks = engine.searcher.source.get_chunks(SAMPLE_COLLECTION, list(outside))
+    assert set(chunks) == outside
+    assert all((c.document, c.section) in hits for c in chunks.values())
 
 
 def test_unresolved_references_are_reported(engine: ReferenceEngine) -> None:

@@ -230,7 +230,7 @@ def test_unresolved_and_whole_document_references_are_reported_not_followed() ->
         "(1) Nach § 9 des Bundesberggesetzes, § 99 des Betagesetzes, der Richtlinie 2013/59/Euratom "
         "und nach dem Betagesetz.",
     )
-    expander, passages = make([source, B2])
+    expander, passages = make([source, B2], seed_section_chunks=0)  # no lookup of the seed's own section
     result = expander.expand([seed(source)], relevance({}), max_depth=1)
     assert ids(result.passages) == [source.id]
     reasons = {(u.mention, u.reason) for u in result.unresolved}
@@ -333,3 +333,62 @@ def test_division_and_range_targets_follow_every_section() -> None:
     result = expander.expand([seed(source)], relevance({}), max_depth=1)
     assert sorted(p.chunk.section or "" for p in result.passages[1:]) == ["§ 2", "§ 2a", "§ 3"]
     assert ("B.pdf", "§ 2a") in passages.lookups
+
+
+# --- the rest of a seed's section (seed_sections) ----------------------------------------------------------
+
+A1_OPEN = chunk("A.pdf", "§ 1", 0, "(1) Die Pflicht gilt für jeden Betreiber.")
+A1_MIDDLE = chunk("A.pdf", "§ 1", 1, "(2) Die Frist beträgt drei Monate.")
+A1_LATER = chunk("A.pdf", "§ 1", 2, "(3) Es gelten die Werte nach § 3 der Gammaverordnung.")
+C3_VALUES = chunk("C.pdf", "§ 3", 0, "(1) Der Wert beträgt 50 Millisievert.")
+LONG_SECTION = [A1_OPEN, A1_MIDDLE, A1_LATER, C3_VALUES]
+
+
+def test_a_reference_in_another_chunk_of_the_seed_section_is_followed_through_that_chunk() -> None:
+    expander, _ = make(LONG_SECTION, seed_section_chunks=2)
+    result = expander.expand([seed(A1_OPEN)], relevance({A1_LATER.id: 0.8, A1_MIDDLE.id: 0.2}), max_depth=1)
+    # the chunk holding the reference enters right before the passage reached through it; the other does not
+    assert ids(result.passages) == [A1_OPEN.id, A1_LATER.id, C3_VALUES.id]
+    by_id = result.by_id()
+    assert by_id[A1_LATER.id].depth == 0 and by_id[A1_LATER.id].via is None
+    via = by_id[C3_VALUES.id].via
+    assert via is not None and via.source_id == A1_LATER.id and via.mention == "§ 3 der Gammaverordnung"
+    assert [p.id for p in result.chain(C3_VALUES.id)] == [A1_LATER.id, C3_VALUES.id]
+    assert result.stats.companions == 1 and result.tokens == 300
+
+
+def test_seed_section_scan_takes_the_most_relevant_chunks_and_can_be_switched_off() -> None:
+    scores = relevance({A1_LATER.id: 0.1, A1_MIDDLE.id: 0.7})
+    expander, _ = make(LONG_SECTION, seed_section_chunks=1)  # the most relevant other chunk has no reference
+    assert ids(expander.expand([seed(A1_OPEN)], scores, max_depth=1).passages) == [A1_OPEN.id]
+    expander, _ = make(LONG_SECTION, seed_section_chunks=0)
+    assert ids(expander.expand([seed(A1_OPEN)], scores, max_depth=1).passages) == [A1_OPEN.id]
+    expander, _ = make(LONG_SECTION, seed_section_chunks=2)
+    assert ids(expander.expand([seed(A1_OPEN)], scores, max_depth=1).passages) == [
+        A1_OPEN.id,
+        A1_LATER.id,
+        C3_VALUES.id,
+    ]
+
+
+def test_a_seed_section_chunk_that_does_not_fit_the_budget_is_not_added() -> None:
+    expander, _ = make(LONG_SECTION, seed_section_chunks=2, token_budget=250)  # seed 100 + 2 x 100 > 250
+    result = expander.expand([seed(A1_OPEN)], relevance({A1_LATER.id: 0.8}), max_depth=1)
+    assert ids(result.passages) == [A1_OPEN.id]
+    assert result.stats.over_budget == 1 and result.stats.companions == 0
+
+
+def test_reference_settings_set_the_seed_section_scan() -> None:
+    settings = ReferenceSettings.model_validate({"seed_section_chunks": 3, "section_chunks": 2})
+    limits = ExpansionLimits.from_settings(settings)
+    assert (limits.seed_section_chunks, limits.section_chunks) == (3, 2)
+
+
+def test_a_seed_section_chunk_citing_its_own_absatz_is_listed_once() -> None:
+    self_citing = chunk(
+        "A.pdf", "§ 1", 2, "(3) Abweichend von Absatz 3 gelten die Werte nach § 3 der Gammaverordnung."
+    )
+    expander, _ = make([A1_OPEN, A1_MIDDLE, self_citing, C3_VALUES], seed_section_chunks=2)
+    result = expander.expand([seed(A1_OPEN)], relevance({self_citing.id: 0.8}), max_depth=2)
+    assert ids(result.passages) == [A1_OPEN.id, self_citing.id, C3_VALUES.id]
+    assert result.by_id()[C3_VALUES.id].via.source_id == self_citing.id  # type: ignore[union-attr]

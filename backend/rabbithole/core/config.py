@@ -243,6 +243,11 @@ class RetrievalSettings(BaseModel):
     glossary_path: Path | None = Field(
         None, description="A file of more glossary entries, one a line: 'english phrase | German term; ...'."
     )
+    thesaurus: bool = Field(
+        True,
+        description="BM25 searches a German question also with the legal terms of its everyday phrases "
+        "('Atommüll' -> 'radioaktive Abfälle'; built-in list retrieval/thesaurus_de.txt).",
+    )
 
 
 class ReferenceSettings(BaseModel):
@@ -258,6 +263,16 @@ class ReferenceSettings(BaseModel):
         0.15, ge=0.0, le=1.0, description="Cosine similarity below which a reached passage is dropped."
     )
     min_keep: int = Field(5, ge=0, description="Passages kept even below min_relevance.")
+    section_chunks: int = Field(
+        4, ge=1, le=50, description="Chunks of a cited section taken when no Absatz singles them out."
+    )
+    seed_section_chunks: int = Field(
+        0,
+        ge=0,
+        le=50,
+        description="Other chunks of each search hit's section scanned for references at the first hop "
+        "(the most relevant ones); one enters the result only when a reference in it is followed.",
+    )
 
 
 class ResearchSettings(BaseModel):

@@ -49,6 +49,7 @@ from rabbithole.references.provenance import (
     Via,
 )
 from rabbithole.references.resolver import Citing, ResolvedReference, Unresolved
+from rabbithole.references.seed_sections import section_siblings, seed_companions
 
 __all__ = [
     "BatchGate",
@@ -80,6 +81,7 @@ class ExpansionLimits:
     min_relevance: float = 0.15
     min_keep: int = 5
     section_chunks: int = 4  # chunks of one section taken per reference when no Absatz singles them out
+    seed_section_chunks: int = 0  # other chunks of a seed's section scanned for references (seed_sections)
 
     @classmethod
     def from_settings(cls, settings: ReferenceSettings, **overrides: int | float) -> ExpansionLimits:
@@ -89,6 +91,8 @@ class ExpansionLimits:
             "per_document_limit": settings.per_document_limit,
             "min_relevance": settings.min_relevance,
             "min_keep": settings.min_keep,
+            "section_chunks": settings.section_chunks,
+            "seed_section_chunks": settings.seed_section_chunks,
         }
         values.update(overrides)
         return cls(**values)  # type: ignore[arg-type]
@@ -192,10 +196,13 @@ class Expander:
         per_document: Counter[str] = Counter()
         reached = 0
         frontier = sorted(result, key=_by_relevance)
+        companions = self._companions(result, relevance, visited) if depth_limit >= 1 else {}
+        result_companions: set[str] = set()  # companions in the result as such (depth 0)
         for depth in range(1, depth_limit + 1):
             if not frontier:
                 break
-            targets = self._targets(frontier, depth, gate, batch_gate, stats, unresolved, search_document)
+            scan = [*frontier, *companions.values()] if depth == 1 else frontier
+            targets = self._targets(scan, depth, gate, batch_gate, stats, unresolved, search_document)
             candidates = self._candidates(targets, visited, stats, search_document)
             if relevance is not None and candidates:
                 scores = relevance([c.chunk for c in candidates])
@@ -214,11 +221,25 @@ class Expander:
                 if below and reached >= limits.min_keep:
                     stats.below_relevance += 1
                     continue
-                cost = tokens_of(c.chunk)
+                t = c.target
+                companion = companions.get(t.source.id)
+                if companion is not None and companion.id == c.chunk.id:  # it cites its own section
+                    stats.visited += 1
+                    continue
+                if companion is not None and companion.id in visited:
+                    if companion.id not in result_companions:  # reached itself at this depth: its
+                        stats.visited += 1  # references are followed from there, one hop later
+                        continue
+                    companion = None
+                cost = tokens_of(c.chunk) + (tokens_of(companion.chunk) if companion is not None else 0)
                 if tokens + cost > limits.token_budget:
                     stats.over_budget += 1
                     continue
-                t = c.target
+                if companion is not None:  # the seed section's chunk the reference stands in, first
+                    visited.add(companion.id)
+                    result.append(companion)
+                    result_companions.add(companion.id)
+                    stats.companions += 1
                 via = Via(t.source.id, t.reference.mention, t.reference, t.resolved)
                 passage = TracedPassage(c.chunk, depth, c.relevance, via)
                 visited.add(c.chunk.id)
@@ -228,6 +249,20 @@ class Expander:
                 tokens += cost
                 reached += 1
         return ExpansionResult(result, list(unresolved.values()), tokens, limits.token_budget, stats)
+
+    def _companions(
+        self, seeds: Sequence[TracedPassage], relevance: Relevance | None, taken: set[str]
+    ) -> dict[str, TracedPassage]:
+        """The seed sections' other chunks scanned at the first hop (see :mod:`seed_sections`)."""
+        per_section = self.limits.seed_section_chunks
+        if per_section <= 0:
+            return {}
+        scores = None
+        if relevance is not None:
+            siblings = [c for c in section_siblings(seeds, self.passages) if c.id not in taken]
+            scores = relevance(siblings) if siblings else {}
+        found = seed_companions(seeds, self.passages, scores, taken, per_section)
+        return {p.id: p for p in found}
 
     def _targets(
         self,

@@ -79,6 +79,7 @@ class ExpansionStats:
     over_budget: int = 0
     over_document_limit: int = 0
     below_relevance: int = 0
+    companions: int = 0  # chunks of a seed's section added because a followed reference stands in them
 
 
 @dataclass(slots=True)

@@ -47,6 +47,7 @@ from rabbithole.retrieval.glossary import cross_lingual_query
 from rabbithole.retrieval.rerank import Reranker, create_reranker
 from rabbithole.retrieval.score_fusion import ScoreFusion
 from rabbithole.retrieval.source import ChunkSource
+from rabbithole.retrieval.thesaurus import expanded_query
 from rabbithole.retrieval.tokenizer import query_language, tokenize_query
 
 if TYPE_CHECKING:
@@ -242,6 +243,7 @@ class HybridSearcher:
             for c_index, name in enumerate(names):
                 index = self.bm25.get(name, revision=opened[name][0])
                 bm25_query = query
+                bm25_query = expanded_query(query, qlang, index.languages, self.settings) or query
                 if qlang is not None and qlang not in index.languages:
                     translated = cross_lingual_query(query, qlang, index.languages, self.settings)
                     if translated is not None:

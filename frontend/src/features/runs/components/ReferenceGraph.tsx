@@ -1,6 +1,8 @@
 import { useMemo, useState } from "react";
 import { useI18n } from "../../../shared/i18n/i18n";
 import type { ReferenceFollowed } from "../events/types";
+import { layoutReferences } from "../lib/referenceLayout";
+import { ReferenceDiagram } from "./ReferenceDiagram";
 
 interface Node {
   id: string;
@@ -18,12 +20,13 @@ function label(node: Node): string {
 }
 
 /**
- * The references the run followed, live: document (section) -> document (section), grouped by the place
- * they start from. A place is a button: choosing it shows only the references from and to it.
+ * The references the run followed, live: drawn as a graph (a column per hop), and as a list grouped by the
+ * place they start from. A place is a button in both: choosing it shows only the references from and to it.
  */
 export function ReferenceGraph({ references }: { references: ReferenceFollowed[] }) {
   const { t } = useI18n();
   const [focus, setFocus] = useState<string | null>(null);
+  const layout = useMemo(() => layoutReferences(references), [references]);
   const groups = useMemo(() => {
     const bySource = new Map<string, { from: Node; edges: Array<{ to: Node; mention: string; depth: number; count: number }> }>();
     for (const ref of references) {
@@ -51,6 +54,7 @@ export function ReferenceGraph({ references }: { references: ReferenceFollowed[]
           {t("refs.showAll")}
         </button>
       )}
+      <ReferenceDiagram layout={layout} focus={focus} onFocus={setFocus} />
       <ul className="ref-graph">
         {shown.map((group) => (
           <li key={group.from.id}>
