@@ -4,18 +4,22 @@ import { citationNumber, remarkCitations } from "../lib/citations";
 
 /**
  * The report's Markdown, rendered without raw HTML (skipHtml) and with URLs sanitised (react-markdown's
- * default): citation markers become buttons that open the cited page; weakly supported ones are marked.
+ * default): citation markers become buttons that open the cited page; weakly supported ones are marked;
+ * a web source's marker is a link to its page (it has no PDF page to show).
  */
 export function ReportMarkdown({
   markdown,
   flagged,
   known,
+  web,
   active,
   onCite,
 }: {
   markdown: string;
   flagged: ReadonlySet<number>;
   known: ReadonlySet<number>;
+  /** Web sources' addresses by number: their citations link to the page instead of opening the viewer. */
+  web?: ReadonlyMap<number, string>;
   active: number | null;
   onCite: (n: number) => void;
 }) {
@@ -30,6 +34,13 @@ export function ReportMarkdown({
           </a>
         );
       if (!known.has(n)) return <span>{children}</span>;
+      const url = web?.get(n);
+      if (url)
+        return (
+          <a className="cite web" href={url} target="_blank" rel="noreferrer noopener" aria-label={t("report.citeWeb", { n })}>
+            {children}
+          </a>
+        );
       const weak = flagged.has(n);
       return (
         <button

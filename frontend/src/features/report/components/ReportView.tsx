@@ -3,11 +3,22 @@ import type { ResearchResult } from "../../../api/generated/types.gen";
 import { apiUrl } from "../../../shared/api/base";
 import { useI18n } from "../../../shared/i18n/i18n";
 import { withoutSourcesSection } from "../lib/citations";
+import { ReportContents, sectionAnchor } from "./ReportContents";
 import { ReportMarkdown } from "./ReportMarkdown";
 import { QualityPanel } from "./QualityPanel";
 import { SourcesList } from "./SourcesList";
 
-/** The finished report: Markdown with clickable citations, quality scores, sources, warnings, export. */
+/** The report's title line ("# ..."), when its Markdown starts with one. */
+function titleLine(markdown: string): string | null {
+  const first = markdown.trimStart().split("\n", 1)[0] ?? "";
+  return first.startsWith("# ") ? first : null;
+}
+
+/**
+ * The finished report: Markdown with clickable citations, quality scores, sources, warnings, export. A
+ * report run's result (with `sections`) is shown as its title, a table of contents and each section under
+ * its anchor; the citation numbers are the report's global ones.
+ */
 export default function ReportView({
   runId,
   result,
@@ -24,6 +35,13 @@ export default function ReportView({
   const warnings = result.warnings ?? [];
   const flagged = useMemo(() => new Set(sources.filter((s) => s.support?.flagged).map((s) => s.n)), [sources]);
   const known = useMemo(() => new Set(sources.map((s) => s.n)), [sources]);
+  const web = useMemo(
+    () => new Map(sources.filter((s) => s.kind === "web" && s.url).map((s) => [s.n, s.url as string])),
+    [sources],
+  );
+  const sections = result.sections ?? [];
+  const title = sections.length > 0 ? titleLine(result.report_markdown ?? "") : null;
+  const markdownProps = { flagged, known, web, active, onCite };
   const base = `/api/runs/${encodeURIComponent(runId)}`;
   return (
     <section className="panel report" data-testid="report" aria-labelledby="report-title">
@@ -36,10 +54,25 @@ export default function ReportView({
           <a className="button" href={apiUrl(`${base}/report`)} download={`rabbithole-${runId}.json`}>
             {t("report.exportJson")}
           </a>
+          <a className="button" href={apiUrl(`${base}/report.docx`)} download={`rabbithole-${runId}.docx`}>
+            {t("report.exportDocx")}
+          </a>
         </div>
       </div>
       {!result.answerable && <p className="alert alert-warning">{t("report.unanswerable")}</p>}
-      <ReportMarkdown markdown={withoutSourcesSection(result.report_markdown ?? "")} flagged={flagged} known={known} active={active} onCite={onCite} />
+      {sections.length > 0 ? (
+        <>
+          {title && <ReportMarkdown markdown={title} {...markdownProps} />}
+          <ReportContents sections={sections} />
+          {sections.map((section) => (
+            <section key={section.id} id={sectionAnchor(section.id)} data-testid="report-section">
+              <ReportMarkdown markdown={section.markdown} {...markdownProps} />
+            </section>
+          ))}
+        </>
+      ) : (
+        <ReportMarkdown markdown={withoutSourcesSection(result.report_markdown ?? "")} {...markdownProps} />
+      )}
       {result.quality && <QualityPanel quality={result.quality} stats={result.citation_stats ?? {}} />}
       <SourcesList sources={sources} onCite={onCite} active={active} />
       {warnings.length > 0 && (

@@ -1,6 +1,7 @@
 import type { Source } from "../../../api/generated/types.gen";
 import { useI18n } from "../../../shared/i18n/i18n";
 
+/** The report's sources by number: a document's opens the citation viewer, a web page's is a link marked as such. */
 export function SourcesList({
   sources,
   onCite,
@@ -20,10 +21,19 @@ export function SourcesList({
           .sort((a, b) => a.n - b.n)
           .map((s) => (
             <li key={s.n} className={s.support?.flagged ? "flagged" : undefined}>
-              <button type="button" className="link" aria-pressed={active === s.n} onClick={() => onCite(s.n)}>
-                [{s.n}] {s.document}, {t("common.page", { n: s.page })}
-                {s.section ? `, ${s.section}` : ""}
-              </button>
+              {s.kind === "web" && s.url ? (
+                <>
+                  <a href={s.url} target="_blank" rel="noreferrer noopener">
+                    [{s.n}] {s.title || s.url}
+                  </a>{" "}
+                  <span className="badge">{t("report.webSource")}</span>
+                </>
+              ) : (
+                <button type="button" className="link" aria-pressed={active === s.n} onClick={() => onCite(s.n)}>
+                  [{s.n}] {s.document}, {t("common.page", { n: s.page })}
+                  {s.section ? `, ${s.section}` : ""}
+                </button>
+              )}
               {s.support?.flagged && <span className="badge status-error">{t("report.flagged")}</span>}
               <blockquote>{s.quote}</blockquote>
             </li>

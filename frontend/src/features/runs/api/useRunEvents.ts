@@ -6,7 +6,7 @@ import { EventStream, type StreamState } from "../../../shared/sse/eventStream";
 import { addEvents, EMPTY_LOG, parseRunEvent, type RunEventLog } from "../events/reducer";
 import type { RunEvent } from "../events/types";
 
-/** The event types of GET /api/runs/{id}/events (api/runs/stream.py EVENT_TYPES). */
+/** The event types of GET /api/runs/{id}/events (api/runs/stream.py EVENT_TYPES; `outline` and `section`: report runs). */
 export const RUN_EVENT_TYPES = [
   "status",
   "phase",
@@ -17,6 +17,8 @@ export const RUN_EVENT_TYPES = [
   "todo",
   "task_progress",
   "reference_followed",
+  "outline",
+  "section",
   "warning",
   "remediation",
   "interrupt",

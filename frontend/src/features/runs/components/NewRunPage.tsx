@@ -11,22 +11,50 @@ function optionalInt(value: string): number | undefined {
   return value.trim() === "" || Number.isNaN(n) ? undefined : n;
 }
 
-/** The body of POST /api/runs from the form's values (empty advanced settings are left to the server). */
-export function createRunBody(values: {
-  question: string;
-  collections: string[];
-  mode: "interactive" | "quick";
-  depth: string;
-  k: string;
-  model: string;
-}): CreateRun {
+type Mode = "interactive" | "quick" | "report";
+
+/** The report fields of the form: guidance, required section titles (one per line), refinement rounds. */
+export interface ReportValues {
+  guidance: string;
+  sections: string;
+  refinementRounds: string;
+}
+
+const NO_REPORT: ReportValues = { guidance: "", sections: "", refinementRounds: "" };
+
+/**
+ * The body of POST /api/runs from the form's values (empty advanced settings are left to the server); the
+ * report fields only in report mode (the server refuses them in the others).
+ */
+export function createRunBody(
+  values: {
+    question: string;
+    collections: string[];
+    mode: Mode;
+    depth: string;
+    k: string;
+    model: string;
+  },
+  report: ReportValues = NO_REPORT,
+): CreateRun {
   const settings: RunOverrides = {};
   const depth = optionalInt(values.depth);
   const k = optionalInt(values.k);
   if (depth !== undefined) settings.depth = depth;
   if (k !== undefined) settings.k = k;
   if (values.model.trim()) settings.model = values.model.trim();
-  return { question: values.question.trim(), collections: values.collections, mode: values.mode, settings };
+  const body: CreateRun = { question: values.question.trim(), collections: values.collections, mode: values.mode, settings };
+  if (values.mode !== "report") return body;
+  const guidance = report.guidance.trim();
+  const sections = report.sections
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "");
+  const rounds = optionalInt(report.refinementRounds);
+  if (guidance) body.guidance = guidance;
+  if (sections.length > 0) body.sections = sections;
+  if (rounds !== undefined) body.refinement_rounds = rounds;
+  return body;
 }
 
 export function NewRunPage() {
@@ -37,7 +65,10 @@ export function NewRunPage() {
   const create = useCreateRun();
   const [question, setQuestion] = useState(params.get("q") ?? "");
   const [selected, setSelected] = useState<string[]>(params.getAll("collection"));
-  const [mode, setMode] = useState<"interactive" | "quick">("interactive");
+  const [mode, setMode] = useState<Mode>(params.get("mode") === "report" ? "report" : "interactive");
+  const [guidance, setGuidance] = useState("");
+  const [sections, setSections] = useState("");
+  const [refinementRounds, setRefinementRounds] = useState("1");
   const [depth, setDepth] = useState("");
   const [k, setK] = useState("");
   const [model, setModel] = useState("");
@@ -51,7 +82,8 @@ export function NewRunPage() {
     event.preventDefault();
     setTouched(true);
     if (invalid) return;
-    create.mutate(createRunBody({ question, collections: chosen, mode, depth, k, model }), {
+    const report = { guidance, sections, refinementRounds };
+    create.mutate(createRunBody({ question, collections: chosen, mode, depth, k, model }, report), {
       onSuccess: (created) => navigate(`/runs/${encodeURIComponent(created.run_id)}`),
     });
   };
@@ -66,7 +98,7 @@ export function NewRunPage() {
     <section aria-labelledby="new-run-title">
       <h1 id="new-run-title">{t("newRun.title")}</h1>
       <form className="form" onSubmit={submit} noValidate>
-        <label htmlFor="question">{t("newRun.question")}</label>
+        <label htmlFor="question">{mode === "report" ? t("newRun.topic") : t("newRun.question")}</label>
         <textarea
           id="question"
           rows={3}
@@ -76,7 +108,9 @@ export function NewRunPage() {
           aria-invalid={touched && question.trim() === ""}
           onChange={(e) => setQuestion(e.target.value)}
         />
-        {touched && question.trim() === "" && <p className="field-error">{t("newRun.questionRequired")}</p>}
+        {touched && question.trim() === "" && (
+          <p className="field-error">{mode === "report" ? t("newRun.topicRequired") : t("newRun.questionRequired")}</p>
+        )}
 
         <fieldset>
           <legend>{t("newRun.collections")}</legend>
@@ -101,7 +135,46 @@ export function NewRunPage() {
             <input type="radio" name="mode" checked={mode === "quick"} onChange={() => setMode("quick")} />
             {t("newRun.quick")}
           </label>
+          <label className="check">
+            <input type="radio" name="mode" checked={mode === "report"} onChange={() => setMode("report")} />
+            {t("newRun.report")}
+          </label>
         </fieldset>
+
+        {mode === "report" && (
+          <fieldset data-testid="report-fields">
+            <legend>{t("newRun.reportOptions")}</legend>
+            <label htmlFor="guidance">{t("newRun.guidance")}</label>
+            <textarea
+              id="guidance"
+              rows={2}
+              maxLength={4000}
+              value={guidance}
+              placeholder={t("newRun.guidanceHint")}
+              onChange={(e) => setGuidance(e.target.value)}
+            />
+            <label htmlFor="required-sections">{t("newRun.sections")}</label>
+            <textarea
+              id="required-sections"
+              rows={3}
+              value={sections}
+              aria-describedby="required-sections-hint"
+              onChange={(e) => setSections(e.target.value)}
+            />
+            <p id="required-sections-hint" className="muted small">
+              {t("newRun.sectionsHint")}
+            </p>
+            <label htmlFor="refinement-rounds">{t("newRun.refinementRounds")}</label>
+            <input
+              id="refinement-rounds"
+              type="number"
+              min={0}
+              max={5}
+              value={refinementRounds}
+              onChange={(e) => setRefinementRounds(e.target.value)}
+            />
+          </fieldset>
+        )}
 
         <details>
           <summary>{t("newRun.advanced")}</summary>
@@ -123,7 +196,7 @@ export function NewRunPage() {
 
         <ErrorAlert error={create.error} />
         <button type="submit" className="primary" disabled={create.isPending}>
-          {t("newRun.start")}
+          {mode === "report" ? t("newRun.startReport") : t("newRun.start")}
         </button>
       </form>
     </section>

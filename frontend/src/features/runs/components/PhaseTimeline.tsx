@@ -1,7 +1,7 @@
 import { useI18n } from "../../../shared/i18n/i18n";
 import type { MessageKey } from "../../../shared/i18n/en";
 import { formatDuration } from "../../../shared/ui/format";
-import { PHASES, type PhaseSpan, type RunView } from "../events/types";
+import { PHASES, REPORT_PHASES, type PhaseSpan, type RunView } from "../events/types";
 
 function spanOf(phases: PhaseSpan[], phase: string): PhaseSpan | undefined {
   return [...phases].reverse().find((s) => s.phase === phase);
@@ -10,7 +10,8 @@ function spanOf(phases: PhaseSpan[], phase: string): PhaseSpan | undefined {
 /** The run's phases in order: done, current (live) or still to come, with how long each took. */
 export function PhaseTimeline({ view, now }: { view: RunView; now: number }) {
   const { t } = useI18n();
-  const visible = PHASES.filter((p) => p !== "done");
+  const report = view.phases.some((s) => s.phase !== "done" && (REPORT_PHASES as readonly string[]).includes(s.phase));
+  const visible = (report ? REPORT_PHASES : PHASES).filter((p) => p !== "done");
   return (
     <ol className="timeline" data-testid="run-phase" aria-label={t("run.phases")}>
       {visible.map((phase) => {

@@ -161,4 +161,55 @@ describe("run page", () => {
     await waitFor(() => expect(FakeSource.made.length).toBe(made + 1));
     expect(FakeSource.made.at(-1)!.url).toBe("http://app.test/research/api/runs/r1/events?after=2");
   });
+
+  it("a report run: edits the outline, then shows a card per section with its grade", async () => {
+    const user = userEvent.setup();
+    renderRun();
+    await screen.findByRole("heading", { name: "Welche Dosisgrenzwerte gelten?" });
+    await waitFor(() => expect(FakeSource.made.length).toBeGreaterThan(0));
+    const stream = FakeSource.made.at(-1)!;
+    const outline = {
+      kind: "outline",
+      topic: "Dose limits",
+      title: "Dose limits at work",
+      limit: 6,
+      round: 0,
+      max_rounds: 3,
+      sections: [
+        { id: "s1", title: "Introduction", description: "", research: false, questions: [] },
+        { id: "s2", title: "Limits", description: "", research: true, questions: ["Which limits?"] },
+      ],
+    };
+    stream.send(1, "status", { status: "running", phase: "outline" });
+    stream.send(2, "phase", { phase: "outline" });
+    stream.send(3, "outline", { sections: outline.sections, round: 0 });
+    stream.send(4, "interrupt", outline);
+    stream.send(5, "status", { status: "waiting_for_input", phase: "outline" });
+    expect(screen.getByTestId("run-phase").querySelector('[aria-current="step"]')).toHaveTextContent("Outline");
+    const form = await screen.findByTestId("outline-form");
+    expect(form).toHaveTextContent("Dose limits at work");
+    await user.click(screen.getByRole("button", { name: "Move section 2 up" }));
+    await user.click(screen.getByRole("button", { name: "Approve outline" }));
+    await waitFor(() => expect(posted).toHaveLength(1));
+    expect(posted[0]!.body).toEqual({
+      action: "edit",
+      sections: [
+        { id: "s2", title: "Limits", description: "", research: true },
+        { id: "s1", title: "Introduction", description: "", research: false },
+      ],
+    });
+
+    stream.send(6, "status", { status: "running", phase: "outline" });
+    stream.send(7, "phase", { phase: "sections" });
+    stream.send(8, "section", { section_id: "s1", title: "Limits", state: "researching", round: 1, refinement: 0 });
+    stream.send(9, "section", { section_id: "s1", title: "Limits", state: "graded", passed: false, round: 1 });
+    await waitFor(() => expect(screen.queryByTestId("outline-form")).toBeNull());
+    const cards = screen.getAllByTestId("section-progress");
+    expect(cards).toHaveLength(1);
+    expect(cards[0]).toHaveTextContent("Limits");
+    expect(cards[0]).toHaveTextContent("grade failed");
+    stream.send(10, "section", { section_id: "s1", title: "Limits", state: "done", passed: true, evidence: 4 });
+    expect(screen.getByTestId("section-progress")).toHaveTextContent("grade passed");
+    expect(screen.getByTestId("section-progress")).toHaveTextContent("4 findings");
+  });
 });

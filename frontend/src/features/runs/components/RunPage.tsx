@@ -14,9 +14,11 @@ import { useRunEvents } from "../api/useRunEvents";
 import type { ResumeBody, RunEvent } from "../events/types";
 import { ClarificationPanel } from "./ClarificationPanel";
 import { PhaseTimeline } from "./PhaseTimeline";
+import { OutlineForm } from "./OutlineForm";
 import { PlanForm } from "./PlanForm";
 import { ReferenceGraph } from "./ReferenceGraph";
 import { isActive, RunHeader } from "./RunHeader";
+import { SectionCards } from "./SectionCards";
 import { TodoList } from "./TodoList";
 
 const CitationViewer = lazy(() => import("../../viewer/components/CitationViewer"));
@@ -96,7 +98,11 @@ function RunView({ runId }: { runId: string }) {
       },
       { replace: false },
     );
-  const source = useMemo(() => report?.sources?.find((s) => s.n === cite) ?? null, [report, cite]);
+  // Web sources have no PDF page: the report links them to their page instead of opening the viewer.
+  const source = useMemo(
+    () => report?.sources?.find((s) => s.n === cite && s.kind !== "web") ?? null,
+    [report, cite],
+  );
 
   if (detail.error) return <ErrorAlert error={detail.error} title={t("run.notFound")} />;
   if (!detail.data) return <p>{t("common.loading")}</p>;
@@ -143,6 +149,15 @@ function RunView({ runId }: { runId: string }) {
         {interrupt?.kind === "plan" && (
           <PlanForm key={`plan-${interrupt.error ?? ""}-${interrupt.tasks.map((task) => task.id).join(",")}`} interrupt={interrupt} onSubmit={answer} pending={resume.isPending} />
         )}
+        {interrupt?.kind === "outline" && (
+          <OutlineForm
+            key={`outline-${interrupt.round}-${interrupt.error ?? ""}-${interrupt.sections.map((s) => s.id).join(",")}`}
+            interrupt={interrupt}
+            onSubmit={answer}
+            pending={resume.isPending}
+          />
+        )}
+        <SectionCards sections={view.sections} />
         <TodoList view={view} />
         <ReferenceGraph references={view.references} />
         {view.warnings.length > 0 && (

@@ -1,6 +1,8 @@
 import type { ResearchResult } from "../../../api/generated/types.gen";
 import {
   PHASES,
+  REPORT_PHASES,
+  SECTION_STATES,
   type Assessment,
   type ClarificationRound,
   type Interrupt,
@@ -9,6 +11,8 @@ import {
   type RunEvent,
   type RunStatus,
   type RunView,
+  type SectionProgress,
+  type SectionState,
   type TaskProgress,
   type TaskSpec,
   type TaskState,
@@ -25,6 +29,7 @@ export const EMPTY_VIEW: RunView = {
   clarifications: [],
   plan: null,
   todo: [],
+  sections: [],
   progress: {},
   references: [],
   warnings: [],
@@ -48,7 +53,14 @@ export const EMPTY_LOG: RunEventLog = { events: [], view: EMPTY_VIEW };
 const TASK_STATES = new Set<string>(["pending", "running", "done", "error"]);
 
 function isPhase(value: unknown): value is Phase {
-  return typeof value === "string" && (PHASES as readonly string[]).includes(value);
+  return (
+    typeof value === "string" &&
+    ((PHASES as readonly string[]).includes(value) || (REPORT_PHASES as readonly string[]).includes(value))
+  );
+}
+
+function isSectionState(value: unknown): value is SectionState {
+  return typeof value === "string" && (SECTION_STATES as readonly string[]).includes(value);
 }
 
 function asNumber(value: unknown): number | undefined {
@@ -95,6 +107,39 @@ function progressOf(view: RunView, event: RunEvent): RunView {
   };
 }
 
+/**
+ * A report section's progress after its `section` event: one card per section id, kept in the outline's
+ * order (ids s1..sn, compared by number); `rounds` counts its search rounds over all passes; the latest
+ * grade wins (a failed grade, then a passed one, is passed); `refined` counts its refinement passes.
+ */
+function sectionOf(view: RunView, event: RunEvent): RunView {
+  const id = typeof event.section_id === "string" ? event.section_id : "";
+  if (!id || !isSectionState(event.state)) return view;
+  const state = event.state;
+  const before: SectionProgress = view.sections.find((s) => s.id === id) ?? {
+    id,
+    title: "",
+    state,
+    passed: null,
+    rounds: 0,
+    refined: 0,
+  };
+  const evidence = asNumber(event.evidence);
+  const next: SectionProgress = {
+    ...before,
+    title: typeof event.title === "string" && event.title ? event.title : before.title,
+    state,
+    rounds: state === "researching" ? before.rounds + 1 : before.rounds,
+    ...(evidence !== undefined ? { evidence } : {}),
+  };
+  if (typeof event.passed === "boolean") next.passed = event.passed;
+  if (state === "refining") next.instructions = typeof event.instructions === "string" ? event.instructions : "";
+  if (state === "refined") next.refined = before.refined + 1;
+  const others = view.sections.filter((s) => s.id !== id);
+  const sections = [...others, next].sort((a, b) => a.id.localeCompare(b.id, undefined, { numeric: true }));
+  return { ...view, sections };
+}
+
 /** The view after one event (pure; the event is known to be the next one in order). */
 export function applyEvent(view: RunView, event: RunEvent): RunView {
   let next: RunView = {
@@ -131,6 +176,8 @@ export function applyEvent(view: RunView, event: RunEvent): RunView {
       return { ...next, todo: Array.isArray(event.tasks) ? (event.tasks as TodoTask[]) : [] };
     case "task_progress":
       return progressOf(next, event);
+    case "section":
+      return sectionOf(next, event);
     case "reference_followed": {
       const item = event as unknown as Omit<ReferenceFollowed, "seq">;
       const followed: ReferenceFollowed = {

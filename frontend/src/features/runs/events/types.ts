@@ -1,5 +1,6 @@
 import type {
   ClarificationAnswer,
+  OutlineAnswer,
   ResearchResult,
   RunSummary,
   TaskEdit,
@@ -8,7 +9,9 @@ import type {
 /** The statuses and phases of a run (research/models.py). */
 export type RunStatus = RunSummary["status"];
 export const PHASES = ["clarify", "assess", "plan", "dig", "validate", "synthesize", "attribute", "done"] as const;
-export type Phase = (typeof PHASES)[number];
+/** The phases of a report run (report mode). */
+export const REPORT_PHASES = ["outline", "sections", "review", "compile", "done"] as const;
+export type Phase = (typeof PHASES)[number] | (typeof REPORT_PHASES)[number];
 export type TaskState = "pending" | "running" | "done" | "error";
 
 /** One event of GET /api/runs/{id}/events: `data` of the SSE message, numbered per run by `seq`. */
@@ -62,7 +65,48 @@ export interface PlanInterrupt {
   error?: string | null;
 }
 
-export type Interrupt = ClarificationInterrupt | PlanInterrupt;
+/** A section of a proposed report outline (report/models.py SectionSpec). */
+export interface OutlineSection {
+  id: string;
+  title: string;
+  description?: string;
+  research?: boolean;
+  questions?: string[];
+  corpus_queries?: string[];
+}
+
+/** The outline interrupt of a report run (report/models.py OutlineProposal). */
+export interface OutlineInterrupt {
+  kind: "outline";
+  topic: string;
+  title: string;
+  sections: OutlineSection[];
+  limit: number;
+  round: number;
+  max_rounds: number;
+  error?: string | null;
+}
+
+export type Interrupt = ClarificationInterrupt | PlanInterrupt | OutlineInterrupt;
+
+/** The states of a report section in its `section` events. */
+export const SECTION_STATES = ["researching", "searching_web", "writing", "graded", "refining", "done", "refined"] as const;
+export type SectionState = (typeof SECTION_STATES)[number];
+
+/** A report section's progress, folded from its `section` events. */
+export interface SectionProgress {
+  id: string;
+  title: string;
+  state: SectionState;
+  /** The latest grade: true passed, false failed, null not graded yet. */
+  passed: boolean | null;
+  /** Search rounds started (its `researching` events), over all passes. */
+  rounds: number;
+  /** Refinement passes that rewrote the section. */
+  refined: number;
+  evidence?: number;
+  instructions?: string;
+}
 
 export interface TodoTask {
   id: string;
@@ -118,6 +162,8 @@ export interface RunView {
   clarifications: ClarificationRound[];
   plan: TaskSpec[] | null;
   todo: TodoTask[];
+  /** Report mode: the sections in the order of their first event (the outline's order once it is known). */
+  sections: SectionProgress[];
   progress: Record<string, TaskProgress>;
   references: ReferenceFollowed[];
   warnings: string[];
@@ -131,4 +177,4 @@ export interface RunView {
   updatedAt: string | null;
 }
 
-export type ResumeBody = ClarificationAnswer | { tasks: TaskEdit[] | null } | Record<string, never>;
+export type ResumeBody = ClarificationAnswer | { tasks: TaskEdit[] | null } | OutlineAnswer | Record<string, never>;
