@@ -41,6 +41,8 @@ EVENT_TYPES = (
     "reference_followed",
     "warning",
     "remediation",
+    "outline",
+    "section",
     "interrupt",
     "report",
     "error",

@@ -2954,7 +2954,7 @@ export type RunEventsError = RunEventsErrors[keyof RunEventsErrors];
 
 export type RunEventsResponses = {
     /**
-     * A stream of server-sent events: `id` is the event's number, `event` its type, `data` a JSON object with `type`, `run_id`, `seq`, `created_at` and the event's fields. Types: status, phase, language, clarification, assessment, plan, todo, task_progress, reference_followed, warning, remediation, interrupt, report, error, done.
+     * A stream of server-sent events: `id` is the event's number, `event` its type, `data` a JSON object with `type`, `run_id`, `seq`, `created_at` and the event's fields. Types: status, phase, language, clarification, assessment, plan, todo, task_progress, reference_followed, warning, remediation, outline, section, interrupt, report, error, done.
      */
     200: {
         event?: string;
