@@ -74,6 +74,14 @@ async def test_english_question_searches_the_german_documents_in_german(
     plans = [r for r in fake_ollama.model_requests() if r.schema_name == "PlanDraft"]
     assert plans and "German" in plans[0].messages[0]["content"]
     assert_evidence_is_verbatim_and_retrieved(research_services, result)
+    # the fake's claims copy German sentences: the report is written again (and its first draft reviewed
+    # beside the retry); still German, which the result says once; the scores are of the final report
+    assert result.llm_calls["synthesize"] >= 2 and result.llm_calls["quality"] >= 2
+    wrong = [w for w in result.warnings if "not in the question's language" in w]
+    assert len(wrong) == 1
+    assert result.quality is not None
+    reviews = [r for r in fake_ollama.model_requests() if r.schema_name == "QualityJudgement"]
+    assert reviews[-1].status == 200 and len(reviews) == result.llm_calls["quality"]
 
 
 async def test_resuming_a_finished_run_is_an_error(research_services: Services) -> None:

@@ -84,8 +84,16 @@ def quality(passed: bool) -> QualityScores:
 
 
 def test_one_language_retry_and_one_remediation() -> None:
-    assert synthesis.after_synthesis({"language_ok": False, "attempts": 1}) == "synthesize"  # type: ignore[typeddict-item]
+    assert synthesis.after_synthesis({"language_ok": False, "attempts": 1}) == [
+        "retry_language",
+        "review_draft",
+    ]  # type: ignore[typeddict-item]
     assert synthesis.after_synthesis({"language_ok": False, "attempts": 2}) == "check_quality"  # type: ignore[typeddict-item]
+    assert synthesis.after_synthesis({"language_ok": True, "attempts": 1}) == "check_quality"  # type: ignore[typeddict-item]
+    # after the retry beside the draft's review: remediation when the draft failed, else the retry reviewed
+    assert synthesis.after_review({"quality": quality(False)}) == "start_remediation"  # type: ignore[typeddict-item]
+    assert synthesis.after_review({"quality": quality(True)}) == "check_quality"  # type: ignore[typeddict-item]
+    assert synthesis.after_review({"quality": None}) == "check_quality"  # type: ignore[typeddict-item]
     assert synthesis.after_quality({"quality": quality(False)}) == "start_remediation"  # type: ignore[typeddict-item]
     assert synthesis.after_quality({"quality": quality(False), "remediated": True}) == "attribute"  # type: ignore[typeddict-item]
     assert synthesis.after_quality({"quality": None}) == "attribute"  # type: ignore[typeddict-item]

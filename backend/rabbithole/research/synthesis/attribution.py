@@ -41,7 +41,7 @@ def build_result(
     language: str = state["language"]
     names = labels(language)
     by_id = {e.id: e for e in evidence}
-    notes: list[str] = list(state.get("notes", []))
+    notes: list[str] = list(dict.fromkeys(state.get("notes", [])))
     sections = state.get("sections", [])
     rendered = render_report(sections, set(by_id), title=state.get("title"))
     notes.extend(rendered.warnings)

@@ -1,7 +1,10 @@
 """The synthesis subgraph.
 
-validate -> synthesize (-> synthesize: one retry in the wrong language) -> check_quality
+validate -> synthesize -> check_quality
          -> [start_remediation -> synthesize -> check_quality] (once, below the threshold) -> attribute
+
+A first report in the wrong language: retry_language (synthesize again) and review_draft (check_quality of
+the first draft) side by side -> reviewed -> start_remediation (the draft failed) or check_quality.
 """
 
 from __future__ import annotations
@@ -25,11 +28,18 @@ def build_synthesis_graph() -> Any:
     builder.add_node("validate", nodes.validate)
     builder.add_node("synthesize", nodes.synthesize)
     builder.add_node("check_quality", nodes.check_quality)
+    builder.add_node("retry_language", nodes.synthesize)
+    builder.add_node("review_draft", nodes.check_quality)
+    builder.add_node("reviewed", nodes.reviewed)
     builder.add_node("start_remediation", nodes.start_remediation)
     builder.add_node("attribute", nodes.attribute)
     builder.add_edge(START, "validate")
     builder.add_edge("validate", "synthesize")
-    builder.add_conditional_edges("synthesize", routers.after_synthesis, ["synthesize", "check_quality"])
+    builder.add_conditional_edges(
+        "synthesize", routers.after_synthesis, ["retry_language", "review_draft", "check_quality"]
+    )
+    builder.add_edge(["retry_language", "review_draft"], "reviewed")
+    builder.add_conditional_edges("reviewed", routers.after_review, ["start_remediation", "check_quality"])
     builder.add_conditional_edges("check_quality", routers.after_quality, ["start_remediation", "attribute"])
     builder.add_edge("start_remediation", "synthesize")
     builder.add_edge("attribute", END)

@@ -18,7 +18,7 @@ from rabbithole.research.evidence.citations import DraftClaim, DraftSection, ren
 from rabbithole.research.evidence.drift import anchor_similarities, validate_drift
 from rabbithole.research.llm_step import ask
 from rabbithole.research.models import Evidence, QualityScores, Tier
-from rabbithole.research.synthesis import prompts
+from rabbithole.research.synthesis import prompts, routers
 from rabbithole.research.synthesis.attribution import build_result
 from rabbithole.research.synthesis.packing import PackedContext, pack_context
 from rabbithole.research.synthesis.schemas import QualityJudgement, report_schema
@@ -78,7 +78,7 @@ async def synthesize(state: SynthesisState, runtime: Runtime[ResearchContext]) -
     ctx = runtime.context
     events.phase("synthesize")
     attempts = state.get("attempts", 0)
-    notes = list(state.get("notes", []))
+    notes: list[str] = []  # new ones only (the state adds them up)
     feedback = _feedback(state)
     wrong_language = state.get("language_ok") is False
     all_ids = [e.id for e in state.get("evidence", [])]
@@ -91,7 +91,7 @@ async def synthesize(state: SynthesisState, runtime: Runtime[ResearchContext]) -
     packed = _context(state, ctx, fixed)
     if packed.report.cut:
         note = f"synthesis: {len(packed.report.cut)} item(s) did not fit the context window and were left out"
-        if note not in notes:
+        if note not in state.get("notes", []):
             notes.append(note)
             events.warning(note)
     if not packed.evidence:
@@ -137,8 +137,8 @@ async def synthesize(state: SynthesisState, runtime: Runtime[ResearchContext]) -
 async def check_quality(state: SynthesisState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
     """LLM: the report scored against the evidence it cites (invalid output: no scores, a warning)."""
     ctx = runtime.context
-    notes = list(state.get("notes", []))
-    if state.get("language_ok") is False:
+    notes: list[str] = []  # new ones only (the state adds them up)
+    if state.get("language_ok") is False and state.get("attempts", 0) >= routers.MAX_ATTEMPTS:
         note = f"the report is not in the question's language ({state['language']}) after a retry"
         notes.append(note)
         events.warning(note)
@@ -177,6 +177,11 @@ async def check_quality(state: SynthesisState, runtime: Runtime[ResearchContext]
         passed=overall >= ctx.settings.quality_threshold,
     )
     return {"quality": quality, "notes": notes, "llm_calls": step.counts()}
+
+
+def reviewed(state: SynthesisState) -> dict[str, Any]:
+    """Where the language retry and the review of the first draft meet (no step of its own)."""
+    return {}
 
 
 def start_remediation(state: SynthesisState) -> dict[str, Any]:

@@ -44,4 +44,6 @@ class SynthesisState(SynthesisInput, SynthesisOutput, total=False):
     language_ok: bool
     quality: QualityScores | None
     remediated: bool
-    notes: list[str]  # warnings of this subgraph, reported in the result
+    # warnings of this subgraph, reported in the result (added up: the language retry and the review of
+    # the first draft run side by side)
+    notes: Annotated[list[str], operator.add]
