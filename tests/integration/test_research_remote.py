@@ -147,7 +147,7 @@ def test_a_server_with_a_token_refuses_a_client_without_it(
         ["research", QUESTION, "-c", RUN_COLLECTION, "--server", server], run_kb, fake_ollama, token=None
     )
     assert refused.returncode == 78, refused.stderr
-    assert "bearer token" in refused.stderr
+    assert "wrong token" in refused.stderr and "Authorization: Bearer" in refused.stderr
 
     gone = rabbithole(["research", "--resume", "no-such-run", "--server", server], run_kb, fake_ollama)
     assert gone.returncode == 66, gone.stderr
