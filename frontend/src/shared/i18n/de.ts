@@ -155,6 +155,7 @@ export const de: Record<MessageKey, string> = {
   "plan.full": "Der Plan hat die Höchstzahl an Aufgaben ({limit}).",
   "plan.approve": "Plan freigeben",
 
+  "outline.drag": "Ziehen zum Umordnen (oder die Knöpfe, oder Alt+↑/↓)",
   "outline.title": "Gliederung des Berichts",
   "outline.help": "Abschnitte umbenennen, beschreiben, umsortieren, hinzufügen oder entfernen (höchstens {limit}) und wählen, welche in den Dokumenten recherchiert werden, dann freigeben.",
   "outline.sectionTitle": "Titel des Abschnitts {n}",

@@ -153,6 +153,7 @@ export const en = {
   "plan.full": "The plan has the most tasks it may have ({limit}).",
   "plan.approve": "Approve plan",
 
+  "outline.drag": "Drag to reorder (or use the buttons, or Alt+↑/↓)",
   "outline.title": "Report outline",
   "outline.help": "Rename, describe, reorder, add or remove sections (at most {limit}) and choose which are researched in the documents, then approve.",
   "outline.sectionTitle": "Title of section {n}",

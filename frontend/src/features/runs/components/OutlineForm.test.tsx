@@ -1,4 +1,4 @@
-import { screen } from "@testing-library/react";
+import { fireEvent, screen } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
 import { renderWithProviders } from "../../../test/render";
@@ -77,6 +77,22 @@ describe("outline form", () => {
       ["s2", true],
       ["s3", false],
     ]);
+  });
+
+  it("reorders by dragging a section's handle onto another section", async () => {
+    const { user, onSubmit } = renderForm();
+    const target = screen.getByRole("textbox", { name: "Title of section 3" }).closest("li")!;
+    fireEvent.dragStart(screen.getByTestId("outline-drag-1"));
+    fireEvent.dragOver(target);
+    fireEvent.drop(target);
+    expect(screen.getByRole("textbox", { name: "Title of section 3" })).toHaveValue("Introduction");
+    expect(screen.getByRole("textbox", { name: "Title of section 1" })).toHaveValue("Dose limits");
+    // a drop without a drag moves nothing
+    fireEvent.drop(screen.getByRole("textbox", { name: "Title of section 1" }).closest("li")!);
+    await user.click(screen.getByRole("button", { name: "Approve outline" }));
+    const body = onSubmit.mock.calls[0]![0];
+    expect(body.action).toBe("edit");
+    expect(body.sections.map((s: { id?: string }) => s.id)).toEqual(["s2", "s3", "s1"]);
   });
 
   it("re-plans with the feedback text, and refuses feedback when no round is left", async () => {

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 
 import { useI18n } from "../../../shared/i18n/i18n";
 import type { OutlineInterrupt, ResumeBody } from "../events/types";
 import { draftOfOutline, outlineApproval, outlineFeedback, type DraftSection } from "./outlineEdits";
-import { move } from "./planEdits";
+import { move, moveTo } from "./planEdits";
 
 let added = 0;
 
@@ -36,6 +36,14 @@ export function OutlineForm({
   const shift = (index: number, by: -1 | 1) => {
     const key = draft[index]?.key ?? null;
     setDraft((d) => move(d, index, by));
+    setFocusKey(key);
+  };
+  const [dragged, setDragged] = useState<number | null>(null);
+  const drop = (index: number) => {
+    if (dragged === null) return;
+    const key = draft[dragged]?.key ?? null;
+    setDraft((d) => moveTo(d, dragged, index));
+    setDragged(null);
     setFocusKey(key);
   };
   const remove = (index: number) => {
@@ -87,7 +95,31 @@ export function OutlineForm({
           {draft.map((section, index) => {
             const n = index + 1;
             return (
-              <li key={section.key} className="plan-task">
+              <li
+                key={section.key}
+                className={dragged === index ? "plan-task dragging" : "plan-task"}
+                onDragOver={(e) => {
+                  if (dragged !== null) e.preventDefault();
+                }}
+                onDrop={(e) => {
+                  e.preventDefault();
+                  drop(index);
+                }}
+              >
+                <span
+                  className="drag-handle"
+                  draggable
+                  title={t("outline.drag")}
+                  aria-hidden="true"
+                  data-testid={`outline-drag-${n}`}
+                  onDragStart={(e) => {
+                    e.dataTransfer?.setData("text/plain", section.key);
+                    setDragged(index);
+                  }}
+                  onDragEnd={() => setDragged(null)}
+                >
+                  ⠿
+                </span>
                 <div className="plan-task-fields">
                   <label htmlFor={`section-title-${section.key}`}>{t("outline.sectionTitle", { n })}</label>
                   <input
