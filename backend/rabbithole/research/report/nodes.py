@@ -11,6 +11,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 from pydantic import ValidationError
 
+from rabbithole.core.text import unique_texts
 from rabbithole.research import events
 from rabbithole.research.context import ResearchContext
 from rabbithole.research.evidence.citations import DraftClaim, DraftSection
@@ -18,7 +19,7 @@ from rabbithole.research.llm_step import ask
 from rabbithole.research.passages import merge_hits, shown_passage
 from rabbithole.research.report import prompts
 from rabbithole.research.report.models import OutlineProposal, ReviewTarget, SectionResult
-from rabbithole.research.report.outline import OutlineEditError, apply_answer, clean, proposed_outline
+from rabbithole.research.report.outline import OutlineEditError, apply_answer, proposed_outline
 from rabbithole.research.report.schemas import OutlineAnswer, outline_schema, review_schema, section_schema
 from rabbithole.research.report.section_nodes import report_settings, section_event
 from rabbithole.research.report.state import FrameInput, ReportState
@@ -34,7 +35,7 @@ async def outline_search(state: ReportState, runtime: Runtime[ResearchContext]) 
     ctx = runtime.context
     events.phase("outline")
     feedback = state.get("feedback", [])
-    queries = clean([state["question"], *state["sections_hint"], *feedback[-1:]])
+    queries = unique_texts([state["question"], *state["sections_hint"], *feedback[-1:]])
 
     def run() -> list[Any]:
         return [ctx.searcher.search(q, state["collections"], k=ctx.settings.clarify_k) for q in queries]
@@ -139,7 +140,7 @@ async def review(state: ReportState, runtime: Runtime[ResearchContext]) -> dict[
                 instructions = " ".join(str(item.instructions).split())
                 targets.append(
                     ReviewTarget(
-                        section_id=item.section, instructions=instructions, queries=clean(item.queries)
+                        section_id=item.section, instructions=instructions, queries=unique_texts(item.queries)
                     )
                 )
     for t in targets:

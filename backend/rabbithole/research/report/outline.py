@@ -5,26 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rabbithole.core.text import text_key, unique_texts
 from rabbithole.research.report.models import SectionSpec
 from rabbithole.research.report.schemas import OutlineAnswer, SectionDraft
 
 
 class OutlineEditError(ValueError):
     """An edited outline that cannot be used (no section, too many, empty or duplicate titles)."""
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.split()).casefold()
-
-
-def clean(items: Sequence[str]) -> list[str]:
-    """Whitespace collapsed, empty and repeated (case-insensitive) items dropped, order kept."""
-    out: list[str] = []
-    for item in items:
-        item = " ".join(item.split())
-        if item and _norm(item) not in (_norm(o) for o in out):
-            out.append(item)
-    return out
 
 
 def renumber(sections: Sequence[SectionSpec]) -> list[SectionSpec]:
@@ -37,7 +24,7 @@ def proposed_outline(drafts: Sequence[SectionDraft], hint: Sequence[str], limit:
     out: list[SectionSpec] = []
     for d in drafts:
         title = " ".join(d.title.split())
-        if not title or _norm(title) in (_norm(s.title) for s in out):
+        if not title or text_key(title) in (text_key(s.title) for s in out):
             continue
         out.append(
             SectionSpec(
@@ -45,12 +32,12 @@ def proposed_outline(drafts: Sequence[SectionDraft], hint: Sequence[str], limit:
                 title=title,
                 description=" ".join(d.description.split()),
                 research=d.research,
-                questions=clean(d.questions),
-                corpus_queries=clean(d.corpus_queries),
+                questions=unique_texts(d.questions),
+                corpus_queries=unique_texts(d.corpus_queries),
             )
         )
-    for wanted in clean(hint):
-        if _norm(wanted) not in (_norm(s.title) for s in out):
+    for wanted in unique_texts(hint):
+        if text_key(wanted) not in (text_key(s.title) for s in out):
             out.append(SectionSpec(id="", title=wanted, research=True, questions=[wanted]))
     return renumber(out[:limit])
 
@@ -72,12 +59,12 @@ def apply_answer(proposed: Sequence[SectionSpec], answer: OutlineAnswer, limit: 
         title = " ".join(edit.title.split())
         if not title:
             raise OutlineEditError("a section needs a title")
-        if _norm(title) in (_norm(s.title) for s in out):
+        if text_key(title) in (text_key(s.title) for s in out):
             raise OutlineEditError(f"the section '{title}' appears twice")
         before = known.get(edit.id) if edit.id else None
-        same = before is not None and _norm(before.title) == _norm(title)
+        same = before is not None and text_key(before.title) == text_key(title)
         if edit.questions is not None:
-            questions, corpus = clean(edit.questions), []
+            questions, corpus = unique_texts(edit.questions), []
         elif same and before is not None:
             questions, corpus = before.questions, before.corpus_queries
         else:

@@ -12,6 +12,7 @@ from langgraph.runtime import Runtime
 
 from rabbithole.core.config import ReportSettings
 from rabbithole.core.models import Chunk
+from rabbithole.core.text import unique_texts
 from rabbithole.llm.structured import with_schema_instruction
 from rabbithole.research import events
 from rabbithole.research.context import ResearchContext
@@ -23,7 +24,6 @@ from rabbithole.research.passages import from_chunk
 from rabbithole.research.report import prompts
 from rabbithole.research.report.assembly import unique_evidence
 from rabbithole.research.report.models import SectionResult
-from rabbithole.research.report.outline import clean
 from rabbithole.research.report.schemas import SectionGradeJudgement, section_schema
 from rabbithole.research.report.state import SectionState
 from rabbithole.research.synthesis.packing import pack_context
@@ -57,8 +57,8 @@ def plan_round(state: SectionState) -> dict[str, Any]:
         id=f"{section.id}-p{state['refinement']}-d{depth}",
         title=section.title,
         description=description,
-        queries=clean(queries)[:3],
-        corpus_queries=clean(corpus)[:3],
+        queries=unique_texts(queries)[:3],
+        corpus_queries=unique_texts(corpus)[:3],
     )
     section_event(section.id, section.title, "researching", round=depth + 1, refinement=state["refinement"])
     update: dict[str, Any] = {"task": task, "depth": depth}
@@ -197,8 +197,9 @@ async def grade(state: SectionState, runtime: Runtime[ResearchContext]) -> dict[
         result = SectionGrade(passed=True)
         follow, corpus = [], []
     else:
-        follow, corpus = clean(judged.follow_up_queries), clean(judged.corpus_queries)
-        result = SectionGrade(passed=judged.passed, missing=clean(judged.missing), follow_up_queries=follow)
+        follow, corpus = unique_texts(judged.follow_up_queries), unique_texts(judged.corpus_queries)
+        missing = unique_texts(judged.missing)
+        result = SectionGrade(passed=judged.passed, missing=missing, follow_up_queries=follow)
     again = not result.passed and state["depth"] < report_settings(ctx).max_search_depth and bool(follow)
     section_event(section.id, section.title, "graded", passed=result.passed, round=state["depth"] + 1)
     return {

@@ -5,25 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rabbithole.core.text import text_key, unique_texts
 from rabbithole.research.models import TaskSpec
 from rabbithole.research.run.schemas import PlanDecision, TaskDraft
 
 
 class PlanEditError(ValueError):
     """An edited plan that cannot be used (no task, too many, empty or duplicate titles)."""
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.split()).casefold()
-
-
-def _clean(items: Sequence[str]) -> list[str]:
-    out: list[str] = []
-    for item in items:
-        item = " ".join(item.split())
-        if item and _norm(item) not in (_norm(o) for o in out):
-            out.append(item)
-    return out
 
 
 def renumber(tasks: Sequence[TaskSpec]) -> list[TaskSpec]:
@@ -42,20 +30,20 @@ def proposed_plan(
         id="t1",
         title=question,
         description="",
-        queries=_clean([question, *research_queries])[:3],
-        corpus_queries=_clean(corpus_queries)[:3],
+        queries=unique_texts([question, *research_queries])[:3],
+        corpus_queries=unique_texts(corpus_queries)[:3],
     )
     tasks = [direct]
     for d in drafts:
-        if _norm(d.title) in (_norm(t.title) for t in tasks):
+        if text_key(d.title) in (text_key(t.title) for t in tasks):
             continue
         tasks.append(
             TaskSpec(
                 id="",
                 title=" ".join(d.title.split()),
                 description=" ".join(d.description.split()),
-                queries=_clean(d.queries),
-                corpus_queries=_clean(d.corpus_queries),
+                queries=unique_texts(d.queries),
+                corpus_queries=unique_texts(d.corpus_queries),
             )
         )
     return renumber(tasks[:limit])
@@ -75,12 +63,12 @@ def apply_decision(proposed: Sequence[TaskSpec], decision: PlanDecision, limit: 
         title = " ".join(edit.title.split())
         if not title:
             raise PlanEditError("a task needs a title")
-        if _norm(title) in (_norm(t.title) for t in out):
+        if text_key(title) in (text_key(t.title) for t in out):
             raise PlanEditError(f"the task '{title}' appears twice")
         before = known.get(edit.id) if edit.id else None
-        same = before is not None and _norm(before.title) == _norm(title)
+        same = before is not None and text_key(before.title) == text_key(title)
         if edit.queries is not None:
-            queries, corpus = _clean(edit.queries), (before.corpus_queries if same and before else [])
+            queries, corpus = unique_texts(edit.queries), (before.corpus_queries if same and before else [])
         elif same and before is not None:
             queries, corpus = before.queries, before.corpus_queries
         else:
