@@ -7,21 +7,18 @@ rabbithole.devtools.fake_ollama``) through its ``/_fake`` endpoints, with the sa
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from typing import Any
 
 import httpx
-import uvicorn
 from pydantic import BaseModel
 
 from rabbithole.core.config import LLMSettings
 from rabbithole.devtools.fake_ollama.faults import Fault, FaultKind
 from rabbithole.devtools.fake_ollama.server import create_app
 from rabbithole.devtools.fake_ollama.state import FakeState, RecordedRequest, Script
+from rabbithole.devtools.threaded_server import ThreadedServer
 
 
 def _schema_title(schema: str | type[BaseModel] | None) -> str | None:
@@ -66,53 +63,24 @@ class FakeOllama(_Controls):
         self.state = FakeState(models, latency_ms)
         self.app = create_app(self.state)
         self.host = host
-        self._requested_port = port
-        self.port = port
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
+        self._served = ThreadedServer(self.app, host=host, port=port, name="fake ollama")
+
+    @property
+    def port(self) -> int:
+        return self._served.port
 
     @property
     def url(self) -> str:
         return f"http://{self.host}:{self.port}"
 
     def start(self, timeout_s: float = 10.0) -> FakeOllama:
-        if self._server is not None:
-            return self
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((self.host, self._requested_port))
-        self.port = sock.getsockname()[1]
-        config = uvicorn.Config(
-            self.app,
-            log_level="warning",
-            lifespan="off",
-            timeout_graceful_shutdown=1,
-            access_log=False,
-        )
-        server = uvicorn.Server(config)
-        thread = threading.Thread(
-            target=server.run, kwargs={"sockets": [sock]}, daemon=True, name="fake-ollama"
-        )
-        thread.start()
-        deadline = time.monotonic() + timeout_s
-        while not server.started:
-            if not thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError(f"fake ollama did not start on {self.url}")
-            time.sleep(0.005)
-        self._server, self._thread, self._socket = server, thread, sock
-        self.app.state.handlers.warm_up()
+        if not self._served.running:
+            self._served.start(timeout_s)
+            self.app.state.handlers.warm_up()
         return self
 
     def stop(self) -> None:
-        if self._server is None:
-            return
-        self._server.should_exit = True
-        self._server.force_exit = True  # do not wait for idle keep-alive connections
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-        self._socket.close()
-        self._server = None
-        self._thread = None
+        self._served.stop()
 
     def __enter__(self) -> FakeOllama:
         return self.start()

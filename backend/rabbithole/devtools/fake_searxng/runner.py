@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
 from typing import Any
-
-import uvicorn
 
 from rabbithole.core.config import WebSettings
 from rabbithole.devtools.fake_searxng.server import FakeSearxngState, SearchFaults, create_app
+from rabbithole.devtools.threaded_server import ThreadedServer
 
 
 class FakeSearxng:
@@ -21,11 +17,11 @@ class FakeSearxng:
         self.state = FakeSearxngState()
         self.app = create_app(self.state)
         self.host = host
-        self._requested_port = port
-        self.port = port
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
-        self._socket: socket.socket | None = None
+        self._served = ThreadedServer(self.app, host=host, port=port, name="fake searxng")
+
+    @property
+    def port(self) -> int:
+        return self._served.port
 
     @property
     def url(self) -> str:
@@ -48,38 +44,11 @@ class FakeSearxng:
         return WebSettings(**values)
 
     def start(self, timeout_s: float = 10.0) -> FakeSearxng:
-        if self._server is not None:
-            return self
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((self.host, self._requested_port))
-        self.port = sock.getsockname()[1]
-        config = uvicorn.Config(
-            self.app, log_level="warning", lifespan="off", timeout_graceful_shutdown=1, access_log=False
-        )
-        server = uvicorn.Server(config)
-        thread = threading.Thread(
-            target=server.run, kwargs={"sockets": [sock]}, daemon=True, name="fake-searxng"
-        )
-        thread.start()
-        deadline = time.monotonic() + timeout_s
-        while not server.started:
-            if not thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError(f"fake searxng did not start on {self.url}")
-            time.sleep(0.005)
-        self._server, self._thread, self._socket = server, thread, sock
+        self._served.start(timeout_s)
         return self
 
     def stop(self) -> None:
-        if self._server is None:
-            return
-        self._server.should_exit = True
-        self._server.force_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-        if self._socket is not None:
-            self._socket.close()
-        self._server = self._thread = self._socket = None
+        self._served.stop()
 
     def __enter__(self) -> FakeSearxng:
         return self.start()
