@@ -68,6 +68,9 @@ def test_closed_stdin_leaves_the_report_waiting(sample_index: Services, fake_oll
     done = rabbithole(["report", TOPIC, "-c", "sample"], env_for(sample_index, fake_ollama), "")
     assert done.returncode == 75, done.stderr
     assert "rabbithole report --resume" in done.stderr
+    run_id = done.stderr.split("rabbithole report --resume ")[1].split()[0]
+    wrong = rabbithole(["research", "--resume", run_id], env_for(sample_index, fake_ollama))
+    assert wrong.returncode != 0 and f"is a report: rabbithole report --resume {run_id}" in wrong.stderr
 
 
 def _grades(fake: FakeOllama) -> list[Any]:
