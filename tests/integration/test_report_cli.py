@@ -14,7 +14,7 @@ from typing import Any
 
 import docx
 
-from fixtures.sample_index import sample_env
+from fixtures.cli_runs import cli_env, rabbithole
 from rabbithole.devtools.fake_ollama import FakeOllama
 from rabbithole.research.registry import RunRegistry
 from rabbithole.services import Services
@@ -23,25 +23,7 @@ TOPIC = "Strahlenschutzbereiche und Dosisgrenzwerte"
 
 
 def env_for(services: Services, fake: FakeOllama) -> dict[str, str]:
-    return {
-        **sample_env(services),
-        "RABBITHOLE_LLM__BASE_URL": fake.url,
-        "RABBITHOLE_LLM__REQUEST_TIMEOUT_S": "20",
-        "RABBITHOLE_REPORT_MODE__REFINEMENT_ROUNDS": "0",
-    }
-
-
-def rabbithole(
-    args: list[str], env: dict[str, str], stdin: str | None = None
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "rabbithole", *args],
-        env=env,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    return cli_env(services, fake, RABBITHOLE_REPORT_MODE__REFINEMENT_ROUNDS="0")
 
 
 def test_outline_edited_in_the_terminal(
