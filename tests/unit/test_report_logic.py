@@ -302,6 +302,11 @@ def test_terminal_outline_editor_commands() -> None:
     assert edit_outline(sections, "t 2") and edit_outline(sections, "a C") and edit_outline(sections, "m 3 1")
     assert [(s["title"], s["research"]) for s in sections] == [("C", True), ("Neu", True), ("B", False)]
     assert "questions" not in sections[1]
+    assert edit_outline(sections, "q 2 Welche Grenzwerte? ;  ; Wer überwacht sie?")
+    assert sections[1]["questions"] == ["Welche Grenzwerte?", "Wer überwacht sie?"]
+    assert edit_outline(sections, "q 2") and sections[1]["questions"] == []
+    with pytest.raises(IndexError):
+        edit_outline(sections, "q 7 x")
     with pytest.raises(IndexError):
         edit_outline(sections, "d 9")
     with pytest.raises(ValueError):
