@@ -218,7 +218,7 @@ def run(data_dir: Path, depths: list[int], k: int | None, verbose: bool = False)
                     print(f"{q.id} depth {depth}: missing {missing}", file=sys.stderr)
         budget = engine.expander.limits.token_budget
         default_depth = services.settings.references.max_depth
-        default_k = services.settings.retrieval.k
+        default_k = services.settings.references.seeds
     rows = [figures[d].row(len(questions), budget) for d in depths]
     widths = [max(len(HEADER[i]), *(len(r[i]) for r in rows)) for i in range(len(HEADER))]
     print(f"reference chains: {len(questions)} questions, {figures[depths[0]].gold} gold sections, "
@@ -261,14 +261,17 @@ def side_by_side(
         configured = searcher.settings
         references = services.settings.references
         vectors = {q.id: searcher.embed_query(q.text) for q in questions}
-        variants: list[tuple[str, Any, dict[str, int]]] = [
-            ("baseline (round 1)", baseline_settings(configured), {"seed_section_chunks": 0}),
-            ("current", configured, {}),
+        #: round 2's allocation: 5 seeds, 4 chunks per cited section, cited sections taken again
+        before: dict[str, int | bool] = {"section_chunks": 4, "skip_present_sections": False}
+        variants: list[tuple[str, Any, dict[str, int | bool], int | None]] = [
+            ("baseline (round 1)", baseline_settings(configured), {**before, "seed_section_chunks": 0}, 5),
+            ("round 2 allocation", configured, before, 5),
+            ("current", configured, {}, k),
         ]
         for share in (2 / 3, 1 / 2, 1 / 3):  # the same settings with less context to spend
             budget = max(100, round(references.token_budget * share / 1000) * 1000)
-            variants.append((f"current, budget {budget}", configured, {"token_budget": budget}))
-        for label, retrieval, limits in variants:
+            variants.append((f"current, budget {budget}", configured, {"token_budget": budget}, k))
+        for label, retrieval, limits, seeds in variants:
             searcher.settings = retrieval  # the engine searches through this searcher
             try:
                 traced: dict[str, tuple[Reached, int]] = {}
@@ -282,7 +285,7 @@ def side_by_side(
                         settings=references,
                         limits=ExpansionLimits.from_settings(references, **limits),
                     )
-                    result = engine.trace(q.text, depth=depth, k=k, query_vector=vectors[q.id])
+                    result = engine.trace(q.text, depth=depth, k=seeds, query_vector=vectors[q.id])
                     reached = {(p.chunk.document, p.chunk.section) for p in result.passages}
                     traced[q.id] = (reached, len(result.passages))
                 gaps[label] = {}
@@ -328,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--data-dir", type=Path, default=ROOT / "bench-data" / "references")
     parser.add_argument("--depths", default="0,1,2,3", help="comma-separated depths (default 0,1,2,3)")
-    parser.add_argument("--k", type=int, default=None, help="search hits (default settings.retrieval.k)")
+    parser.add_argument("--k", type=int, default=None, help="search hits (default settings.references.seeds)")
     parser.add_argument("--verbose", "-v", action="store_true", help="list missed gold sections")
     args = parser.parse_args(argv)
     depths = sorted({int(d) for d in args.depths.split(",") if d.strip()})

@@ -34,10 +34,13 @@ def section_candidates(
     visited: set[str],
     stats: ExpansionStats,
     search_document: SearchDocument | None = None,
+    present: set[tuple[str, str]] | None = None,
 ) -> list[Candidate]:
     """New chunks of the targets' sections: those holding the cited Absätze, else all (trimmed to
     ``section_chunks`` per target once their relevance is known); for a whole document, the best
-    chunks of a search scoped to it."""
+    chunks of a search scoped to it. With ``present`` (the (document, section) pairs already in the result),
+    a target section already there adds only the chunks of the Absätze it names, nothing without them,
+    and a scoped search only chunks of sections not there yet."""
     out: list[Candidate] = []
     offered: set[str] = set()
     for target in targets:
@@ -47,11 +50,16 @@ def section_candidates(
             if search_document is None:
                 continue
             chunks = list(search_document(document))
+            if present:
+                chunks = [c for c in chunks if (c.document, c.section or "") not in present]
         else:
             assert section is not None
             chunks = list(passages.section_passages(document, section))
         chosen = absatz_chunks(chunks, target.absaetze) if target.absaetze else []
-        if chosen and chunks[0] not in chosen:
+        if present and not target.whole_document and (document, section) in present:
+            stats.present += sum(1 for c in chunks if c.id not in visited and c not in chosen)
+            chunks = []  # the section is there: only the cited Absätze are new
+        elif chosen and chunks[0] not in chosen:
             chosen.insert(0, chunks[0])  # the section's opening: its heading and first Absatz
         limited = not chosen
         for chunk in chosen or chunks:

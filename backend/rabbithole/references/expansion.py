@@ -132,7 +132,15 @@ class Expander:
             scan = [*frontier, *companions.values()] if depth == 1 else frontier
             follow_documents = search_document is not None
             targets = self.targets.find(scan, depth, gate, batch_gate, stats, unresolved, follow_documents)
-            candidates = section_candidates(targets, self.passages, visited, stats, search_document)
+            present = {(p.chunk.document, p.chunk.section or "") for p in result}
+            candidates = section_candidates(
+                targets,
+                self.passages,
+                visited,
+                stats,
+                search_document,
+                present if limits.skip_present_sections else None,
+            )
             if relevance is not None and candidates:
                 scores = relevance([c.chunk for c in candidates])
                 for c in candidates:

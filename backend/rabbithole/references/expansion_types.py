@@ -39,12 +39,13 @@ class ExpansionLimits:
     per_document_limit: int = 25
     min_relevance: float = 0.15
     min_keep: int = 5
-    section_chunks: int = 4  # chunks of one section taken per reference when no Absatz singles them out
+    section_chunks: int = 1  # chunks of one section taken per reference when no Absatz singles them out
     seed_section_chunks: int = 0  # other chunks of a seed's section scanned for references (seed_sections)
+    skip_present_sections: bool = True  # a target section already in the result adds only its cited Absätze
 
     @classmethod
-    def from_settings(cls, settings: ReferenceSettings, **overrides: int | float) -> ExpansionLimits:
-        values: dict[str, int | float] = {
+    def from_settings(cls, settings: ReferenceSettings, **overrides: int | float | bool) -> ExpansionLimits:
+        values: dict[str, int | float | bool] = {
             "max_depth": settings.max_depth,
             "token_budget": settings.token_budget,
             "per_document_limit": settings.per_document_limit,
@@ -52,6 +53,7 @@ class ExpansionLimits:
             "min_keep": settings.min_keep,
             "section_chunks": settings.section_chunks,
             "seed_section_chunks": settings.seed_section_chunks,
+            "skip_present_sections": settings.skip_present_sections,
         }
         values.update(overrides)
         return cls(**values)  # type: ignore[arg-type]

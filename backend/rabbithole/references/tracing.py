@@ -140,8 +140,8 @@ class ReferenceEngine:
         batch_gate: BatchGate | None = None,
         query_vector: np.ndarray | None = None,
     ) -> Trace:
-        """Search ``query`` (``k`` hits, default settings.retrieval.k) and follow references ``depth`` hops
-        (default settings.references.max_depth; 0: the search hits alone)."""
+        """Search ``query`` (``k`` hits, default settings.references.seeds) and follow references ``depth``
+        hops (default settings.references.max_depth; 0: the search hits alone)."""
         if depth is not None and depth < 0:
             raise InvalidRequestError(f"depth must be at least 0, got {depth}")
         if not query.strip():
@@ -156,7 +156,8 @@ class ReferenceEngine:
         else:
             timings["embed"] = 0.0
         t = time.perf_counter()
-        hits = searcher.search(query, self.collection, k=k, query_vector=query_vector)
+        seeds = self.settings.seeds if k is None else k
+        hits = searcher.search(query, self.collection, k=seeds, query_vector=query_vector)
         timings["search"] = time.perf_counter() - t
         t = time.perf_counter()
         result = self.expand(hits, query_vector, depth=depth, gate=gate, batch_gate=batch_gate, query=query)
