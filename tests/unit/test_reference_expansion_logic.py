@@ -159,7 +159,12 @@ def test_a_cited_section_already_present_adds_only_the_cited_absatz() -> None:
 def test_reference_settings_default_to_one_chunk_per_cited_section_and_fifteen_seeds() -> None:
     settings = ReferenceSettings()
     limits = ExpansionLimits.from_settings(settings)
-    assert (settings.seeds, limits.section_chunks, limits.skip_present_sections) == (15, 1, True)
+    assert (settings.seeds, settings.seed_share, limits.section_chunks, limits.skip_present_sections) == (
+        15,
+        0.4,
+        1,
+        True,
+    )
     assert (
         ExpansionLimits.from_settings(ReferenceSettings(skip_present_sections=False)).skip_present_sections
         is False

@@ -270,6 +270,14 @@ class ReferenceSettings(BaseModel):
         description="Search hits `trace` starts from when the call names no k (one chunk each; many seeds "
         "and one chunk per cited section reach more of what a question needs per passage).",
     )
+    seed_share: float = Field(
+        0.4,
+        gt=0.0,
+        le=1.0,
+        description="Share of token_budget the seeds of `trace` may take when the call names no k: the "
+        "search hits are kept in order while their tokens fit (at least one), the rest is left to the "
+        "references they cite.",
+    )
     section_chunks: int = Field(
         1, ge=1, le=50, description="Chunks of a cited section taken when no Absatz singles them out."
     )
