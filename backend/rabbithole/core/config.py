@@ -263,8 +263,28 @@ class ReferenceSettings(BaseModel):
         0.15, ge=0.0, le=1.0, description="Cosine similarity below which a reached passage is dropped."
     )
     min_keep: int = Field(5, ge=0, description="Passages kept even below min_relevance.")
+    seeds: int = Field(
+        15,
+        ge=1,
+        le=200,
+        description="Search hits `trace` starts from when the call names no k (one chunk each; many seeds "
+        "and one chunk per cited section reach more of what a question needs per passage).",
+    )
+    seed_share: float = Field(
+        0.4,
+        gt=0.0,
+        le=1.0,
+        description="Share of token_budget the seeds of `trace` may take when the call names no k: the "
+        "search hits are kept in order while their tokens fit (at least one), the rest is left to the "
+        "references they cite.",
+    )
     section_chunks: int = Field(
-        4, ge=1, le=50, description="Chunks of a cited section taken when no Absatz singles them out."
+        1, ge=1, le=50, description="Chunks of a cited section taken when no Absatz singles them out."
+    )
+    skip_present_sections: bool = Field(
+        True,
+        description="A cited section already in the context adds only the chunks of the Absätze the "
+        "reference names (nothing without them), and a whole-document search only sections not there yet.",
     )
     seed_section_chunks: int = Field(
         0,
