@@ -156,8 +156,13 @@ def main(argv: list[str] | None = None) -> int:
             searchers["+rerank (fake LLM)"] = fake.searcher(searcher, settings.retrieval)
             runs.append(("+rerank (fake LLM)", "hybrid"))
         for question in questions:
-            vector = searcher.embed_query(question.question)
+            # each configuration embeds the question itself: the glossary's share of the vector follows it
+            vectors = {
+                config: searchers[config].embed_query(question.question, SAMPLE_COLLECTION)
+                for config in dict.fromkeys(config for config, _ in runs)
+            }
             for config, mode in runs:
+                vector = vectors[config]
                 result = searchers[config].run(
                     question.question,
                     SAMPLE_COLLECTION,

@@ -173,7 +173,7 @@ def run(data_dir: Path, depths: list[int], k: int | None, verbose: bool = False)
         services.searcher.embed_query("warm-up")
         for q in questions:
             started = time.perf_counter()
-            vector = services.searcher.embed_query(q.text)
+            vector = services.searcher.embed_query(q.text, COLLECTION)
             embed_times.append(time.perf_counter() - started)
             for depth in depths:
                 engine = ReferenceEngine(  # cold caches, as in one CLI call
@@ -237,7 +237,6 @@ def side_by_side(
         searcher = services.searcher
         configured = searcher.settings
         references = services.settings.references
-        vectors = {q.id: searcher.embed_query(q.text) for q in questions}
         variants: list[tuple[str, Any, dict[str, int]]] = [
             ("baseline (round 1)", baseline_settings(configured), {"seed_section_chunks": 0}),
             ("current", configured, {}),
@@ -248,6 +247,8 @@ def side_by_side(
         for label, retrieval, limits in variants:
             searcher.settings = retrieval  # the engine searches through this searcher
             try:
+                # per variant: the glossary's share of the vector (baseline: none) follows the settings
+                vectors = {q.id: searcher.embed_query(q.text, COLLECTION) for q in questions}
                 traced: list[tuple[Question, set[tuple[str, str | None]]]] = []
                 passages = 0
                 for q in questions:
