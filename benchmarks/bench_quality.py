@@ -109,8 +109,16 @@ SUBSETS: tuple[tuple[str, Any], ...] = (
 
 
 def baseline_settings(current: Any) -> Any:
-    """Round 1's retrieval: RRF, no glossary, no thesaurus, no heading bonus (the rest as configured)."""
-    round1 = {"fusion": "rrf", "rrf_k": 60, "glossary": False, "thesaurus": False, "heading_weight": 0.0}
+    """Round 1's retrieval: RRF, no glossary, no thesaurus, no heading bonus, nothing pinned (the rest as
+    configured)."""
+    round1 = {
+        "fusion": "rrf",
+        "rrf_k": 60,
+        "glossary": False,
+        "thesaurus": False,
+        "heading_weight": 0.0,
+        "pin_first": 0,
+    }
     return current.model_copy(update=round1)
 
 
