@@ -21,7 +21,9 @@ that collection's BM25 index by the German terms of the English phrases it conta
 see :mod:`rabbithole.retrieval.glossary`), together with its citations, numbers and names. When the glossary
 knows no phrase of the query (or is switched off), hybrid mode leaves that collection's BM25 out, which could
 only add noise; when no collection runs BM25, the query is fused from the vector ranking alone (so 1.0 =
-first by vector).
+first by vector). The same translation moves the query vector (:meth:`HybridSearcher.embed_query`,
+``retrieval.glossary_vector_weight``). In hybrid mode each retriever's first ``retrieval.pin_first``
+candidates are kept among the first ``PIN_WITHIN`` results (:func:`fusion.pin_first_ranks`).
 """
 
 from __future__ import annotations
