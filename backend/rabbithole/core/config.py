@@ -227,7 +227,7 @@ class RetrievalSettings(BaseModel):
     )
     rrf_k: int = Field(60, ge=1, description="Reciprocal rank fusion constant (fusion = rrf).")
     pin_first: int = Field(
-        2,
+        0,
         ge=0,
         le=5,
         description="Hybrid: each retriever's first pin_first candidates are kept among the first 5 results "
