@@ -192,7 +192,7 @@ def run(data_dir: Path, depths: list[int], k: int | None, verbose: bool = False)
         services.searcher.embed_query("warm-up")
         for q in questions:
             started = time.perf_counter()
-            vector = services.searcher.embed_query(q.text)
+            vector = services.searcher.embed_query(q.text, COLLECTION)
             embed_times.append(time.perf_counter() - started)
             for depth in depths:
                 engine = ReferenceEngine(  # cold caches, as in one CLI call
@@ -260,7 +260,6 @@ def side_by_side(
         searcher = services.searcher
         configured = searcher.settings
         references = services.settings.references
-        vectors = {q.id: searcher.embed_query(q.text) for q in questions}
         #: round 2's allocation: 5 seeds, 4 chunks per cited section, cited sections taken again
         before: dict[str, int | bool] = {"section_chunks": 4, "skip_present_sections": False}
         variants: list[tuple[str, Any, dict[str, int | bool], int | None]] = [
@@ -274,6 +273,8 @@ def side_by_side(
         for label, retrieval, limits, seeds in variants:
             searcher.settings = retrieval  # the engine searches through this searcher
             try:
+                # per variant: the glossary's share of the vector (baseline: none) follows the settings
+                vectors = {q.id: searcher.embed_query(q.text, COLLECTION) for q in questions}
                 traced: dict[str, tuple[Reached, int]] = {}
                 for q in questions:
                     engine = ReferenceEngine(

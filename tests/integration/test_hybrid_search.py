@@ -19,9 +19,10 @@ from fixtures.retrieval import (  # noqa: F401  (the fixtures retrieval_env and 
 from rabbithole.core.config import RetrievalSettings, StorageSettings
 from rabbithole.core.errors import CollectionNotFoundError, EmbeddingModelMismatchError, InvalidRequestError
 from rabbithole.core.models import Chunk, SearchHit
-from rabbithole.embeddings.base import FloatArray
+from rabbithole.embeddings.base import FloatArray, l2_normalize
 from rabbithole.retrieval.bm25_index import BM25Index, BM25Indexes
 from rabbithole.retrieval.filters import SearchFilters
+from rabbithole.retrieval.glossary import cross_lingual_text
 from rabbithole.retrieval.hybrid import HybridSearcher
 from rabbithole.retrieval.source import InMemoryChunkSource
 from rabbithole.store.chroma_store import ChromaStore
@@ -95,6 +96,53 @@ def test_english_question_over_german_text_runs_bm25_with_german_terms(retrieval
     assert s.run(question, "other", mode="bm25", k=3).hits
 
 
+def _searcher(env: RetrievalEnv, **settings: object) -> HybridSearcher:
+    return HybridSearcher(
+        env.embedder,
+        env.store,
+        env.source,
+        index_dir=env.storage.index_dir,
+        settings=RetrievalSettings(k=5, candidates=30).model_copy(update=settings),
+    )
+
+
+def test_english_question_over_german_text_is_embedded_with_its_translation(
+    retrieval_env: RetrievalEnv,
+) -> None:
+    s = retrieval_env.searcher
+    embedder = retrieval_env.embedder
+    question = "What has to be submitted with the application for a licence?"
+    plain = embedder.embed_query(question)
+    german = cross_lingual_text(question, ("de",), s.settings)
+    assert german is not None
+    expected = l2_normalize(l2_normalize(plain) + l2_normalize(embedder.embed_query(german)))
+    np.testing.assert_allclose(s.embed_query(question, "other"), expected, atol=1e-6)
+    # a collection with an English document, a German question, or no collection: the question alone
+    np.testing.assert_allclose(s.embed_query(question, ["laws", "other"]), plain, atol=1e-6)
+    np.testing.assert_allclose(s.embed_query(question), plain, atol=1e-6)
+    german_question = "Was ist dem Antrag auf Genehmigung beizufügen?"
+    np.testing.assert_allclose(
+        s.embed_query(german_question, "other"), embedder.embed_query(german_question), atol=1e-6
+    )
+    # run() embeds the same way as embed_query with the searched collections
+    embedded = s.run(question, "other", k=5)
+    given = s.run(question, "other", k=5, query_vector=s.embed_query(question, "other"))
+    assert [h.chunk.id for h in embedded.hits] == [h.chunk.id for h in given.hits]
+    off = _searcher(retrieval_env, glossary_vector_weight=0.0)
+    np.testing.assert_allclose(off.embed_query(question, "other"), plain, atol=1e-6)
+
+
+def test_pin_first_keeps_each_retrievers_best_among_the_first_five(retrieval_env: RetrievalEnv) -> None:
+    query = "Wer muss radioaktive Abfälle abliefern und wann gilt eine Genehmigung?"
+    fused = _searcher(retrieval_env, pin_first=0).search(query, "laws", k=10)
+    pinned = _searcher(retrieval_env, pin_first=2).search(query, "laws", k=10)
+    best = [h.chunk.id for h in pinned if min(h.vector_rank or 99, h.bm25_rank or 99) <= 2]
+    assert best and all(chunk in [h.chunk.id for h in pinned[:5]] for chunk in best)
+    # the others keep the order fusion gave them
+    others = [h.chunk.id for h in pinned if h.chunk.id not in best]
+    assert others == [h.chunk.id for h in fused if h.chunk.id not in best][: len(others)]
+
+
 def test_cross_lingual_query_skips_bm25_where_nothing_can_match(retrieval_env: RetrievalEnv) -> None:
     env = retrieval_env
     question = "What has to be submitted with the application for a licence?"
@@ -126,12 +174,15 @@ def test_exact_section_title_ranks_that_section_first(retrieval_env: RetrievalEn
 def test_scores_are_normalized_monotone_and_complete(retrieval_env: RetrievalEnv) -> None:
     settings = retrieval_env.searcher.settings
     assert settings.fusion == "score"
+    # pin_first moves hits up without changing their fused score; without it scores fall monotonically
+    unpinned = _searcher(retrieval_env, pin_first=0)
     for query in (GRENZWERTE, SPALTUNG, "Aufbewahrung von Kernbrennstoffen", "radon workplaces"):
         hits = retrieval_env.searcher.search(query, ["laws", "other"], k=8)
         assert hits
         scores = [h.score for h in hits]
         assert all(0.0 <= s <= 1.0 for s in scores)
-        assert scores == sorted(scores, reverse=True)
+        fused = [h.score for h in unpinned.search(query, ["laws", "other"], k=8)]
+        assert fused == sorted(fused, reverse=True)
         for hit in hits:
             assert hit.similarity is not None and -1.0 <= hit.similarity <= 1.0  # also for BM25-only hits
             assert hit.bm25 is not None and hit.bm25 >= 0.0
@@ -150,7 +201,7 @@ def test_rrf_fusion_scores_single_retriever_hits_at_most_half(retrieval_env: Ret
         env.store,
         env.source,
         index_dir=env.storage.index_dir,
-        settings=RetrievalSettings(k=5, candidates=30, fusion="rrf", rrf_k=60),
+        settings=RetrievalSettings(k=5, candidates=30, fusion="rrf", rrf_k=60, pin_first=0),
     )
     for query in (GRENZWERTE, SPALTUNG, "radon workplaces"):
         hits = rrf.search(query, ["laws", "other"], k=8)

@@ -226,6 +226,13 @@ class RetrievalSettings(BaseModel):
         description="Score fusion: bonus weight of the share of a section heading's words in the query.",
     )
     rrf_k: int = Field(60, ge=1, description="Reciprocal rank fusion constant (fusion = rrf).")
+    pin_first: int = Field(
+        0,
+        ge=0,
+        le=5,
+        description="Hybrid: each retriever's first pin_first candidates are kept among the first 5 results "
+        "(0: off; fusion alone decides).",
+    )
     reranker: Literal["none", "llm", "cross-encoder"] = Field(
         "none",
         description="Rerank the first rerank_candidates hits: llm: the chat model (llm.*); cross-encoder: "
@@ -242,6 +249,13 @@ class RetrievalSettings(BaseModel):
     )
     glossary_path: Path | None = Field(
         None, description="A file of more glossary entries, one a line: 'english phrase | German term; ...'."
+    )
+    glossary_vector_weight: float = Field(
+        1.0,
+        ge=0.0,
+        le=4.0,
+        description="An English question over German documents is embedded as its own vector plus this "
+        "weight times the vector of its glossary translation (both unit length; 0: the question alone).",
     )
     thesaurus: bool = Field(
         True,

@@ -153,7 +153,7 @@ class ReferenceEngine:
         searcher = self.searcher
         if query_vector is None:
             t = time.perf_counter()
-            query_vector = searcher.embed_query(query)
+            query_vector = searcher.embed_query(query, self.collection)
             timings["embed"] = time.perf_counter() - t
         else:
             timings["embed"] = 0.0

@@ -141,3 +141,32 @@ def max_normalized(ranked: Sequence[tuple[K, float]]) -> dict[K, float]:
         return {}
     high = max(value for _, value in ranked)
     return {key: value / high if high > 0 else 0.0 for key, value in ranked}
+
+
+def pin_first_ranks(fused: Sequence[Fused[K]], first: int, within: int) -> list[Fused[K]]:
+    """``fused`` with every candidate that some retriever ranked among its ``first`` moved up, when fusion
+    put it lower, into the first ``within`` positions (by fused order among themselves; the others keep
+    their order and give up the last places of the head). ``first`` 0: unchanged."""
+    result = list(fused)
+    if first <= 0 or within <= 0:
+        return result
+    position = {id(f): i for i, f in enumerate(result)}
+    waiting = [f for f in result if f.ranks and min(f.ranks.values()) <= first][:within]
+    if all(position[id(f)] < within for f in waiting):
+        return result
+    pinned = {id(f) for f in waiting}
+    others = [f for f in result if id(f) not in pinned]
+    head: list[Fused[K]] = []
+    taken = 0
+    while len(head) < within and (waiting or taken < len(others)):
+        slots = within - len(head)
+        if waiting and (
+            taken >= len(others)
+            or len(waiting) >= slots
+            or position[id(waiting[0])] < position[id(others[taken])]
+        ):
+            head.append(waiting.pop(0))
+        else:
+            head.append(others[taken])
+            taken += 1
+    return head + others[taken:]

@@ -21,7 +21,9 @@ that collection's BM25 index by the German terms of the English phrases it conta
 see :mod:`rabbithole.retrieval.glossary`), together with its citations, numbers and names. When the glossary
 knows no phrase of the query (or is switched off), hybrid mode leaves that collection's BM25 out, which could
 only add noise; when no collection runs BM25, the query is fused from the vector ranking alone (so 1.0 =
-first by vector).
+first by vector). The same translation moves the query vector (:meth:`HybridSearcher.embed_query`,
+``retrieval.glossary_vector_weight``). In hybrid mode each retriever's first ``retrieval.pin_first``
+candidates are kept among the first ``PIN_WITHIN`` results (:func:`fusion.pin_first_ranks`).
 """
 
 from __future__ import annotations
@@ -42,8 +44,8 @@ from rabbithole.core.models import Chunk, SearchHit
 from rabbithole.embeddings.base import Embedder, FloatArray, l2_normalize
 from rabbithole.retrieval.bm25_index import BM25Index, BM25Indexes, BM25Params, BM25Result
 from rabbithole.retrieval.filters import SearchFilters
-from rabbithole.retrieval.fusion import Fused, dedup_overlapping, reciprocal_rank_fusion
-from rabbithole.retrieval.glossary import cross_lingual_query
+from rabbithole.retrieval.fusion import Fused, dedup_overlapping, pin_first_ranks, reciprocal_rank_fusion
+from rabbithole.retrieval.glossary import cross_lingual_query, cross_lingual_text
 from rabbithole.retrieval.rerank import Reranker, create_reranker
 from rabbithole.retrieval.score_fusion import ScoreFusion
 from rabbithole.retrieval.source import ChunkSource
@@ -57,6 +59,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+#: retrieval.pin_first keeps each retriever's first candidates among this many first results
+PIN_WITHIN = 5
 #: candidates fetched beyond k in the first page (dedup may drop some)
 FETCH_MARGIN = 5
 
@@ -154,8 +158,21 @@ class HybridSearcher:
             candidates=candidates,
         ).hits
 
-    def embed_query(self, query: str) -> FloatArray:
-        return self.embedder.embed_query(query)
+    def embed_query(self, query: str, collections: str | Sequence[str] | None = None) -> FloatArray:
+        """The query's vector. With ``collections``: an English question over collections whose documents
+        are German (none English) is embedded as its own unit vector plus ``glossary_vector_weight`` times
+        the unit vector of its glossary translation (:func:`cross_lingual_text`)."""
+        vector = self.embedder.embed_query(query)
+        if collections is None or self.settings.glossary_vector_weight <= 0:
+            return vector
+        names = [collections] if isinstance(collections, str) else list(collections)
+        languages = tuple(dict.fromkeys(lang for name in names for lang in self.bm25.get(name).languages))
+        german = cross_lingual_text(query, languages, self.settings)
+        if german is None:
+            return vector
+        translated = self.embedder.embed_query(german)
+        weight = np.float32(self.settings.glossary_vector_weight)
+        return l2_normalize(l2_normalize(vector) + weight * l2_normalize(translated))
 
     def run(
         self,
@@ -210,7 +227,7 @@ class HybridSearcher:
                         )
         elif use_vector:
             t = time.perf_counter()
-            qvec = self.embedder.embed_query(query)
+            qvec = self.embed_query(query, names)
             timings["embed"] = time.perf_counter() - t
 
         info: dict[Key, _Info] = {}
@@ -280,6 +297,8 @@ class HybridSearcher:
                 depth,
                 self.settings,
             )
+        if mode == "hybrid" and self.settings.pin_first > 0:
+            fused = pin_first_ranks(fused, self.settings.pin_first, PIN_WITHIN)
         timings["fuse"] = time.perf_counter() - t
 
         rerank = self.reranker is not None and mode == "hybrid"

@@ -112,7 +112,7 @@ async def follow_references(state: DigState, runtime: Runtime[ResearchContext]) 
         for seed in state["seeds"]:
             by_collection[seed.collection].append(seed.chunk_id)
         scores = {s.chunk_id: s for s in state["seeds"]}
-        vector = ctx.searcher.embed_query(f"{task.title}\n{anchor.question}")
+        vector = ctx.searcher.embed_query(f"{task.title}\n{anchor.question}", list(by_collection))
         scoped_query = (task.corpus_queries or task.queries or [task.title])[0]
         out: list[Passage] = []
         for collection, ids in by_collection.items():
