@@ -277,8 +277,9 @@ class Services:
         _ = self.searcher
 
     def _collection_changed(self, collection: str) -> None:
-        # Build the BM25 index now, so the first search after ingestion is fast.
-        self.searcher.bm25.get(collection)
+        # Build the BM25 index and the copy of the vectors beside it now, so the first search after
+        # ingestion is fast.
+        self.searcher.warm(collection)
 
     # -- collections and documents ------------------------------------------------------------------
 
