@@ -263,6 +263,9 @@ class Services:
         """Load what a search needs (the embedder, the search stack, each collection's vector handle and
         BM25 index), so the first search after a start is as fast as the next."""
         searcher = self.searcher
+        load = getattr(self.embedder, "load", None)  # a local model's weights and full tokenizer
+        if callable(load):
+            load()
         _ = self.embedder.embed_query("warm-up")
         for collection in self.catalog.list_collections():
             searcher.warm(collection.name)

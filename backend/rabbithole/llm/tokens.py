@@ -171,25 +171,49 @@ def _hf_backend(tokenizer: Any, name: str) -> _Backend:
     return _Backend(name, count, count_batch)
 
 
-@functools.lru_cache(maxsize=2)
 def sentencepiece_tokenizer(path: str | None = None) -> Any:
     """The ``tokenizers`` (Rust) Unigram equivalent of a SentencePiece model, loaded once per process
-    (default: the USE multilingual model's ``sp.model``). Shared by token counting and the USE embedder."""
-    return _unigram_tokenizer(Path(path or default_model_path()).read_bytes())
+    (default: the USE multilingual model's ``sp.model``). Shared by token counting and the USE embedder:
+    building it (128k pieces) takes about a second."""
+    return _sentencepiece_tokenizer_at(str(path or default_model_path()))
+
+
+@functools.lru_cache(maxsize=2)
+def _sentencepiece_tokenizer_at(path: str) -> Any:
+    return _unigram_from(*sentencepiece_pieces(path))
+
+
+def sentencepiece_pieces(path: str | None = None) -> tuple[list[tuple[str, float]], bytes]:
+    """(pieces with scores, precompiled normalizer charsmap) of a SentencePiece model, read once per process
+    (default: the USE model's ``sp.model``)."""
+    return _pieces_at(str(path or default_model_path()))
+
+
+@functools.lru_cache(maxsize=2)
+def _pieces_at(path: str) -> tuple[list[tuple[str, float]], bytes]:
+    return parse_sentencepiece_model(Path(path).read_bytes())
+
+
+def sentencepiece_front(charsmap: bytes) -> tuple[Any, Any]:
+    """The normalizer and pre-tokenizer that put text into the form a SentencePiece model's pieces match."""
+    from tokenizers import Regex, normalizers, pre_tokenizers
+
+    steps: list[Any] = [normalizers.Precompiled(charsmap)] if charsmap else []
+    steps += [normalizers.Replace(Regex(" {2,}"), " "), normalizers.Strip()]
+    pre_tokenizer = pre_tokenizers.Metaspace(replacement="\u2581", prepend_scheme="always", split=False)
+    return normalizers.Sequence(steps), pre_tokenizer
 
 
 def _unigram_tokenizer(data: bytes) -> Any:
     """A ``tokenizers`` Unigram tokenizer equivalent to the SentencePiece model in ``data``."""
-    from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers
+    return _unigram_from(*parse_sentencepiece_model(data))
 
-    vocab, charsmap = parse_sentencepiece_model(data)
+
+def _unigram_from(vocab: list[tuple[str, float]], charsmap: bytes) -> Any:
+    from tokenizers import Tokenizer, models
+
     tokenizer = Tokenizer(models.Unigram(vocab, unk_id=0, byte_fallback=False))
-    steps: list[Any] = [normalizers.Precompiled(charsmap)] if charsmap else []
-    steps += [normalizers.Replace(Regex(" {2,}"), " "), normalizers.Strip()]
-    tokenizer.normalizer = normalizers.Sequence(steps)
-    tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(
-        replacement="\u2581", prepend_scheme="always", split=False
-    )
+    tokenizer.normalizer, tokenizer.pre_tokenizer = sentencepiece_front(charsmap)
     return tokenizer
 
 
@@ -218,7 +242,8 @@ def _load_backend(kind: str, path: str) -> _Backend:
         tokenizer.no_padding()  # counting must see the text's own tokens only
         tokenizer.no_truncation()
         return _hf_backend(tokenizer, "tokenizer.json")
-    return _hf_backend(_unigram_tokenizer(Path(path).read_bytes()), "sentencepiece/tokenizers")
+    # the same built tokenizer as the USE embedder's: a process that counts and embeds builds it once
+    return _hf_backend(sentencepiece_tokenizer(path), "sentencepiece/tokenizers")
 
 
 class TokenCounter:
