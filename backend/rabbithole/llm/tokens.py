@@ -178,15 +178,29 @@ def sentencepiece_tokenizer(path: str | None = None) -> Any:
     return _sentencepiece_tokenizer_at(str(path or default_model_path()))
 
 
-@functools.lru_cache(maxsize=2)
+_BUILD_LOCK = threading.Lock()
+
+
 def _sentencepiece_tokenizer_at(path: str) -> Any:
+    # Locked: ingestion's reader thread (token counts) and its main thread (the embedder) ask at once, and
+    # the second must wait for the first build instead of building its own.
+    with _BUILD_LOCK:
+        return _built_tokenizer_at(path)
+
+
+@functools.lru_cache(maxsize=2)
+def _built_tokenizer_at(path: str) -> Any:
     return _unigram_from(*sentencepiece_pieces(path))
 
 
 def sentencepiece_pieces(path: str | None = None) -> tuple[list[tuple[str, float]], bytes]:
     """(pieces with scores, precompiled normalizer charsmap) of a SentencePiece model, read once per process
     (default: the USE model's ``sp.model``)."""
-    return _pieces_at(str(path or default_model_path()))
+    with _PARSE_LOCK:
+        return _pieces_at(str(path or default_model_path()))
+
+
+_PARSE_LOCK = threading.Lock()
 
 
 @functools.lru_cache(maxsize=2)
