@@ -257,6 +257,7 @@ class Services:
             registry_builder=self.update_registry,
             language_of=self.language_detector.detect,
             warm_up=self._warm_up_after_ingestion,
+            prepare_index=lambda collection, chunks: self.searcher.bm25.prepare_document(collection, chunks),
         )
 
     def warm_up(self) -> None:

@@ -455,6 +455,31 @@ def test_bm25_index_is_rebuilt_only_when_the_revision_changes(tmp_path: Path) ->
     assert not indexes.directory("c").exists()
 
 
+def test_bm25_tokens_prepared_during_ingestion_give_the_same_index(tmp_path: Path) -> None:
+    """Token lists computed ahead per document (while ingestion embeds) build the same index as computing
+    them at build time; ones computed from other chunks (the document changed since) are not used."""
+    from fixtures.retrieval import sample_corpus
+
+    chunks = sample_corpus("c")
+    source = InMemoryChunkSource(chunks)
+    plain = BM25Indexes(tmp_path / "plain", source).get("c")
+
+    ahead = BM25Indexes(tmp_path / "ahead", source)
+    by_document: dict[str, list[Chunk]] = {}
+    for chunk in chunks:
+        by_document.setdefault(chunk.document, []).append(chunk)
+    for document_chunks in by_document.values():
+        ahead.prepare_document("c", document_chunks)
+    stale = by_document["AtG.pdf"]
+    ahead.prepare_document("c", [replace(stale[0], text="Strahlenschutz Strahlenschutz"), *stale[1:]])
+    prepared = ahead.get("c")
+
+    assert prepared.retriever.vocab_dict == plain.retriever.vocab_dict
+    assert prepared.languages == plain.languages
+    for query in (GRENZWERTE, SPALTUNG, "Strahlenschutz", "dose limits for workers", "§ 7 AtG"):
+        assert prepared.search(query, 20).matches == plain.search(query, 20).matches
+
+
 def test_damaged_bm25_index_is_rebuilt(tmp_path: Path) -> None:
     chunks = [Chunk("c:0", "c", "a.pdf", 0, "Genehmigung von Anlagen", 0, 20, 1, 1, None, "")]
     source = InMemoryChunkSource(chunks)
