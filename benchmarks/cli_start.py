@@ -1,9 +1,9 @@
 """A one-shot `rabbithole search` as a user runs it: a new process per query, loading included.
 
-Each run is a subprocess (``rabbithole search QUESTION -c sample --json``, interpreter start-up included);
-its wall time and its own peak RSS (``os.wait4``'s ``ru_maxrss``) are measured. Beside it, alternating with
-it, ``rabbithole --help``: the start-up every command pays (interpreter, typer, the CLI's imports), the
-baseline from the same run.
+Each run is a subprocess (``rabbithole search QUESTION -c sample --json``, run as ``python -m rabbithole``
+runs it, interpreter start-up included); its wall time and its own peak RSS (VmHWM, read as it exits) are
+measured. Beside it, alternating with it, ``rabbithole --help``: the start-up every command pays
+(interpreter, typer, the CLI's imports), the baseline from the same run.
 """
 
 from __future__ import annotations
@@ -35,26 +35,41 @@ class ProcessFigures:
         return max(self.peak_rss_mb)
 
 
-def _command() -> list[str]:
-    script = Path(sys.executable).parent / "rabbithole"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "rabbithole"]
+#: runs the CLI as `python -m rabbithole` does and, at exit, writes the process's own peak RSS (VmHWM of
+#: /proc/self/status: ``ru_maxrss`` of a child also counts the parent's size when it was forked)
+_WRAPPER = (
+    "import atexit, runpy, sys\n"
+    "out = sys.argv.pop(1)\n"
+    "def peak():\n"
+    "    lines = open('/proc/self/status').read().splitlines()\n"
+    "    kb = next(line.split()[1] for line in lines if line.startswith('VmHWM:'))\n"
+    "    open(out, 'w').write(kb)\n"
+    "atexit.register(peak)\n"
+    "sys.argv[0] = 'rabbithole'\n"
+    "runpy.run_module('rabbithole', run_name='__main__', alter_sys=True)\n"
+)
 
 
 def _run(arguments: list[str], env: dict[str, str]) -> tuple[float, float]:
     """Wall seconds and peak RSS (MB) of one CLI process."""
-    with tempfile.TemporaryFile() as errors:
-        started = time.perf_counter()
-        process = subprocess.Popen(
-            [*_command(), *arguments], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=errors
-        )
-        _, status, usage = os.wait4(process.pid, 0)
-        seconds = time.perf_counter() - started
-        process.returncode = os.waitstatus_to_exitcode(status)
-        if process.returncode != 0:
-            errors.seek(0)
-            message = errors.read().decode("utf-8", "replace")
-            raise RuntimeError(f"rabbithole {arguments[0]} failed (exit {process.returncode}): {message}")
-    return seconds, usage.ru_maxrss / 1024  # Linux: KiB
+    with tempfile.TemporaryDirectory() as scratch:
+        peak_file = Path(scratch) / "peak"
+        errors_file = Path(scratch) / "errors"
+        with errors_file.open("wb") as errors:
+            started = time.perf_counter()
+            completed = subprocess.run(
+                [sys.executable, "-c", _WRAPPER, str(peak_file), *arguments],
+                cwd=ROOT,
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=errors,
+                check=False,
+            )
+            seconds = time.perf_counter() - started
+        if completed.returncode != 0:
+            message = errors_file.read_text(encoding="utf-8", errors="replace")
+            raise RuntimeError(f"rabbithole {arguments[0]} failed (exit {completed.returncode}): {message}")
+        return seconds, int(peak_file.read_text()) / 1024  # kB
 
 
 def one_shot_search(data_dir: Path, collection: str, question: str, repeat: int) -> list[ProcessFigures]:
