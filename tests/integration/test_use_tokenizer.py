@@ -78,3 +78,8 @@ def test_a_query_is_tokenized_without_building_the_full_model() -> None:
     assert not fast.full_model_loaded  # a query did not need it
     fast.encode(["x " * 1500])
     assert fast.full_model_loaded  # a long text did
+
+    many = FastUseTokenizer()
+    for query in QUERIES * 3:
+        assert many.encode(query) == pure.encode(query, out_type=int, add_bos=True, add_eos=True)
+    assert many.full_model_loaded  # many queries did

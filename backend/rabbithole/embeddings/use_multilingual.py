@@ -104,8 +104,8 @@ class FastUseTokenizer:
     one, so vectors never depend on which tokenizer ran.
 
     The full model (128k pieces) takes about a second to build. Until something needs it (a long text,
-    :meth:`load_full`), short texts such as a query are tokenized by a model of only the pieces they contain,
-    with the same ids (:mod:`rabbithole.embeddings.use_small_text`)."""
+    many calls, :meth:`load_full`), short texts such as a query are tokenized by a model of only the pieces
+    they contain, with the same ids (:mod:`rabbithole.embeddings.use_small_text`)."""
 
     UNK, BOS, EOS = 0, 1, 2
 
@@ -113,6 +113,7 @@ class FastUseTokenizer:
         self._fast: Any = None
         self._small: Any = None
         self._pure: Any = None
+        self._small_calls = 0
         self._guard = threading.Lock()
 
     @property
@@ -129,10 +130,19 @@ class FastUseTokenizer:
                 self._fast = sentencepiece_tokenizer()
 
     def _piece_ids(self, batch: list[str]) -> list[list[int]]:
-        from rabbithole.embeddings.use_small_text import SMALL_TEXT_CHARS, SmallTextTokenizer
+        from rabbithole.embeddings.use_small_text import (
+            SMALL_TEXT_CALLS,
+            SMALL_TEXT_CHARS,
+            SmallTextTokenizer,
+        )
 
-        if self._fast is None and sum(len(text) for text in batch) <= SMALL_TEXT_CHARS:
+        if (
+            self._fast is None
+            and self._small_calls < SMALL_TEXT_CALLS
+            and sum(len(text) for text in batch) <= SMALL_TEXT_CHARS
+        ):
             with self._guard:
+                self._small_calls += 1
                 if self._small is None:
                     self._small = SmallTextTokenizer()
             small_ids: list[list[int]] = self._small.encode_ids(batch)

@@ -17,6 +17,9 @@ from typing import Any
 
 #: above this many characters in one call the full model is worth building
 SMALL_TEXT_CHARS = 2000
+#: after this many calls too: a process that embeds many queries (a research run) pays the build once
+#: rather than a millisecond or so per query
+SMALL_TEXT_CALLS = 16
 
 
 class SmallTextTokenizer:
