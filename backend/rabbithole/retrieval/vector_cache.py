@@ -55,26 +55,30 @@ class VectorCache:
     """Per collection: the vectors of its current BM25 index, loaded once per revision (thread-safe)."""
 
     def __init__(self) -> None:
-        self._loaded: dict[str, CachedVectors | None] = {}  # directory -> vectors (None: none stored)
+        #: directory -> (the index fingerprint looked up, its vectors or None when none were stored)
+        self._loaded: dict[str, tuple[str, CachedVectors | None]] = {}
         self._lock = threading.Lock()
 
     def get(self, directory: Path, index: BM25Index) -> CachedVectors | None:
-        """The stored vectors of ``index``'s revision, or None when none were written for it."""
+        """The stored vectors of ``index``'s revision, or None when none were written for it (looked up on
+        disk once per revision; :meth:`build` replaces the answer)."""
         key = str(directory)
         with self._lock:
             cached = self._loaded.get(key)
-        if cached is not None and cached.fingerprint == index.fingerprint:
-            return cached
+        if cached is not None and cached[0] == index.fingerprint:
+            return cached[1]
         loaded = _load(directory, index)
         with self._lock:
-            self._loaded[key] = loaded
+            self._loaded[key] = (index.fingerprint, loaded)
         return loaded
 
     def build(self, directory: Path, index: BM25Index, vectors: VectorCollection) -> CachedVectors:
         """Copy the collection's vectors from the store, in ``index``'s row order, unless they are already
         stored for its revision; write them atomically beside the index."""
-        existing = self.get(directory, index)
+        existing = _load(directory, index)  # on disk now (another process may have written it)
         if existing is not None:
+            with self._lock:
+                self._loaded[str(directory)] = (index.fingerprint, existing)
             return existing
         stored = vectors.get_embeddings(index.ids)
         matrix = np.zeros((len(index.ids), vectors.dim), dtype=np.float32)
@@ -90,7 +94,7 @@ class VectorCache:
         except OSError as exc:
             log.warning("could not save the vectors of %s (kept in memory): %s", directory, exc)
         with self._lock:
-            self._loaded[str(directory)] = cached
+            self._loaded[str(directory)] = (index.fingerprint, cached)
         return cached
 
     def invalidate(self, directory: Path) -> None:
