@@ -13,6 +13,7 @@ from fixtures.retrieval import (  # noqa: F401  (the fixtures retrieval_env and 
     RetrievalEnv,
     embedding_text,
     index_chunks,
+    law_chunks,
     retrieval_env_fixture,
     use_embedder_fixture,
 )
@@ -229,6 +230,54 @@ def test_similarity_of_bm25_only_hits_is_the_true_cosine(retrieval_env: Retrieva
         )
         assert hit.similarity == pytest.approx(expected, abs=1e-3)
     assert any(h.vector_rank is None for h in hits)  # there was something to fetch
+
+
+def test_bm25_only_hits_take_their_similarity_from_the_copy_beside_the_index(
+    retrieval_env: RetrievalEnv, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """warm() copies the collection's vectors beside its BM25 index; searches then give BM25-only hits the
+    same similarity without asking the store, and fall back to the store once the collection changed."""
+    from rabbithole.embeddings.base import l2_normalize
+    from rabbithole.store.chroma_store import VectorCollection
+
+    env = retrieval_env
+    chunks = law_chunks("copy", "StrlSchG.pdf")
+    index_chunks(env.store, env.embedder, chunks, "copy")
+    env.source.add(chunks)
+    query_vector = l2_normalize(env.embedder.embed_query(SPALTUNG))
+
+    def search(searcher: HybridSearcher) -> list[SearchHit]:
+        return searcher.search(SPALTUNG, "copy", k=10, candidates=5, query_vector=query_vector)
+
+    def similarities(hits: list[SearchHit]) -> dict[str, float | None]:
+        """Of the BM25-only hits (the others have theirs from the vector query's distances)."""
+        return {h.chunk.id: h.similarity for h in hits if h.vector_rank is None}
+
+    def true_similarities(hits: list[SearchHit]) -> dict[str, float | None]:
+        stored = env.store.open("copy").get_embeddings([h.chunk.id for h in hits if h.vector_rank is None])
+        return {
+            cid: float(np.clip(np.dot(l2_normalize(v), query_vector), -1.0, 1.0)) for cid, v in stored.items()
+        }
+
+    from_store = search(env.make_searcher())
+    assert any(h.vector_rank is None for h in from_store)  # BM25-only hits, whose vectors must be read
+    assert similarities(from_store) == true_similarities(from_store)
+
+    env.make_searcher().warm("copy")
+    assert list(env.make_searcher().bm25.directory("copy").glob("vectors-*.npy"))
+
+    def no_store_reads(self: VectorCollection, ids: object) -> None:
+        raise AssertionError("the store was asked for vectors")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(VectorCollection, "get_embeddings", no_store_reads)
+        from_copy = search(env.make_searcher())  # a new searcher, as in a new process: reads the file
+    assert any(h.vector_rank is None for h in from_copy)
+    assert similarities(from_copy) == true_similarities(from_copy)
+
+    env.source.add([replace(chunks[0], text=chunks[0].text + " Nachtrag")])  # a new revision
+    changed = search(env.make_searcher())  # the copy belongs to the old revision: the store answers
+    assert similarities(changed) == true_similarities(changed)
 
 
 def test_single_retriever_modes(retrieval_env: RetrievalEnv) -> None:
@@ -455,6 +504,31 @@ def test_bm25_index_is_rebuilt_only_when_the_revision_changes(tmp_path: Path) ->
     assert len(list(indexes.directory("c").glob("bm25-*"))) == 1
     indexes.delete("c")
     assert not indexes.directory("c").exists()
+
+
+def test_bm25_tokens_prepared_during_ingestion_give_the_same_index(tmp_path: Path) -> None:
+    """Token lists computed ahead per document (while ingestion embeds) build the same index as computing
+    them at build time; ones computed from other chunks (the document changed since) are not used."""
+    from fixtures.retrieval import sample_corpus
+
+    chunks = sample_corpus("c")
+    source = InMemoryChunkSource(chunks)
+    plain = BM25Indexes(tmp_path / "plain", source).get("c")
+
+    ahead = BM25Indexes(tmp_path / "ahead", source)
+    by_document: dict[str, list[Chunk]] = {}
+    for chunk in chunks:
+        by_document.setdefault(chunk.document, []).append(chunk)
+    for document_chunks in by_document.values():
+        ahead.prepare_document("c", document_chunks)
+    stale = by_document["AtG.pdf"]
+    ahead.prepare_document("c", [replace(stale[0], text="Strahlenschutz Strahlenschutz"), *stale[1:]])
+    prepared = ahead.get("c")
+
+    assert prepared.retriever.vocab_dict == plain.retriever.vocab_dict
+    assert prepared.languages == plain.languages
+    for query in (GRENZWERTE, SPALTUNG, "Strahlenschutz", "dose limits for workers", "§ 7 AtG"):
+        assert prepared.search(query, 20).matches == plain.search(query, 20).matches
 
 
 def test_damaged_bm25_index_is_rebuilt(tmp_path: Path) -> None:
