@@ -106,12 +106,12 @@ async def test_the_outline_is_proposed_while_the_anchor_is_made(
 
 
 def gate_rule(request: Any) -> dict[str, Any]:
-    """A gate that decides each reference by itself, whatever else it is shown with: it follows a
-    reference whose mention has an even number of characters."""
+    """A gate that decides each reference by itself, whatever else it is shown with: it turns down a
+    reference whose mention's length is a multiple of 3."""
     lines = re.findall(r'^\[(\d+)\] in .*?: "(.*)" -> ', request.prompt, flags=re.MULTILINE)
     return {
         "decisions": [
-            {"index": int(i), "follow": len(mention) % 2 == 0, "reason": "rule"} for i, mention in lines
+            {"index": int(i), "follow": len(mention) % 3 != 0, "reason": "rule"} for i, mention in lines
         ]
     }
 
@@ -138,7 +138,6 @@ async def test_references_of_both_depths_are_judged_at_once_and_followed_as_befo
     view = await runner.advance(record.id, {"action": "approve"}, on_event=ahead_events.append)
     ahead = view.result
     assert ahead is not None and ahead.status == "done"
-    # depth 2's references were put to the model before depth 1's answer came
     # two calls, and depth 2's had arrived before depth 1's answer; every reference met was judged ahead
     assert log.arrived_at_answer == [2, 2] and ahead.llm_calls["gate"] == 2
     gates = [r for r in fake_ollama.model_requests() if r.schema_name == "ReferenceGate"]
@@ -163,7 +162,10 @@ async def test_references_of_both_depths_are_judged_at_once_and_followed_as_befo
         view = await runner.advance(record.id, {"action": "approve"}, on_event=before_events.append)
     before = view.result
     assert before is not None and before.status == "done"
-    assert one_by_one.arrived_at_answer == [1, 2]  # depth 2 asked after depth 1's answer
+    # one depth after the other: each call arrived after the one before was answered (here the gated
+    # first hop may reach no further references, so there may be no second call)
+    calls = before.llm_calls["gate"]
+    assert one_by_one.arrived_at_answer == list(range(1, calls + 1)) and 1 <= calls <= 2
     # the same references followed, at the same depths, and the same passages retrieved
     assert followed(ahead_events) == followed(before_events) and followed(ahead_events)
     assert ahead.retrieved_chunks == before.retrieved_chunks

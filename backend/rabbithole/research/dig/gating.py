@@ -141,12 +141,19 @@ class ReferenceGate:
             return set(range(len(requests)))
         return self._decide(call, ask_sync(self.ctx.llm, "gate", call.schema, call.messages))
 
+    def _calls_ahead(self, ahead: dict[int, list[GateRequest]], engine: Any) -> list[_Call]:
+        calls = []
+        for depth, requests in ahead.items():
+            call = self._call(depth, requests, engine)
+            if call is None:  # nothing fits a prompt: followed, as in ``judge``
+                self.decided.update((request_key(r), True) for r in requests)
+            else:
+                calls.append(call)
+        return calls
+
     async def judge_ahead(self, ahead: dict[int, list[GateRequest]], engine: Any) -> None:
         """The candidates of each depth (``candidates_ahead``) judged in one call per depth, all at once."""
-        calls = [c for d, requests in ahead.items() if (c := self._call(d, requests, engine)) is not None]
-        for d, requests in ahead.items():
-            if not any(c.depth == d for c in calls):  # nothing fits a prompt: followed, as in ``judge``
-                self.decided.update((request_key(r), True) for r in requests)
+        calls = await asyncio.to_thread(self._calls_ahead, ahead, engine)  # headings: catalog reads
         steps = await asyncio.gather(*(ask(self.ctx.llm, "gate", c.schema, c.messages) for c in calls))
         for call, step in zip(calls, steps, strict=True):
             self._decide(call, step)
