@@ -7,7 +7,8 @@ The sample knowledge base (kb/sample, collection "sample") is ingested into --da
 bench-data/references; incremental: a second run re-uses the index). For each question and depth the
 traced passages are mapped to their (document, section); reported per depth:
 
-* recall: gold sections reached / gold sections (all 32 questions pooled, seeds included), and the same
+* recall: gold sections reached / gold sections (all questions pooled, seeds included; c01-c37 and
+  n01-n23 apart), and the same
   for the chained sections alone (hop >= 1) and for hop 2; "recall gold seed": the same expansion started
   from every chunk of the gold seed section instead of the search hits (what retrieval misses left out);
 * questions complete: every gold section reached;
@@ -31,7 +32,7 @@ import argparse
 import statistics
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +57,17 @@ class Question:
     text: str
     gold: tuple[tuple[str, str, int], ...]  # (document, section, hop)
     lang: str = "de"
+    round_no: int = (
+        2  # 3: n01-n23, drawn at random from the corpus's citation links (benchmarks/chain_links.py)
+    )
+
+
+#: the question subsets reported apart: (label, which questions)
+SUBSETS: tuple[tuple[str, int | None], ...] = (("all", None), ("c01-c37", 2), ("n01-n23", 3))
+
+
+def subset(questions: list[Question], round_: int | None) -> list[Question]:
+    return [q for q in questions if round_ is None or q.round_no == round_]
 
 
 def load_questions(path: Path = CHAINS) -> list[Question]:
@@ -66,6 +78,7 @@ def load_questions(path: Path = CHAINS) -> list[Question]:
             q["question"],
             tuple((g["document"], g["section"], int(g["hop"])) for g in q["gold"]),
             str(q.get("lang", "de")),
+            int(q.get("round", 2)),
         )
         for q in data["questions"]
     ]
@@ -98,11 +111,15 @@ class DepthFigures:
     seconds: float = 0.0  # trace without the query embedding
     model_seconds: float = 0.0  # the query embedding
     traces: int = 0
+    by_round: dict[int, list[int]] = field(default_factory=dict)  # round -> [found, gold]
 
     def score(self, q: Question, reached: set[tuple[str, str | None]]) -> list[tuple[str, str, int]]:
         hits = [g for g in q.gold if (g[0], g[1]) in reached]
         self.gold += len(q.gold)
         self.found += len(hits)
+        counts = self.by_round.setdefault(q.round_no, [0, 0])
+        counts[0] += len(hits)
+        counts[1] += len(q.gold)
         self.chained += sum(1 for g in q.gold if g[2] >= 1)
         self.chained_found += sum(1 for h in hits if h[2] >= 1)
         self.hop2 += sum(1 for g in q.gold if g[2] >= 2)
@@ -116,6 +133,7 @@ class DepthFigures:
         return [
             str(self.depth),
             f"{self.found / max(1, self.gold):.3f}",
+            *(f"{f / max(1, g):.3f}" for f, g in (self.by_round.get(r, [0, 0]) for r in (2, 3))),
             f"{self.chained_found / max(1, self.chained):.3f}",
             f"{self.hop2_found / max(1, self.hop2):.3f}",
             f"{self.complete}/{questions}",
@@ -128,8 +146,9 @@ class DepthFigures:
         ]
 
 
-HEADER = ["depth", "recall", "recall hop>=1", "recall hop 2", "complete", "recall gold seed", "passages",
-          "tokens", "max tokens/budget", "ms/trace", "ms incl. embedding (mean)"]  # fmt: skip
+HEADER = ["depth", "recall", "c01-c37", "n01-n23", "recall hop>=1", "recall hop 2", "complete",
+          "recall gold seed", "passages", "tokens", "max tokens/budget", "ms/trace",
+          "ms incl. embedding (mean)"]  # fmt: skip
 
 
 def grammar_mbps() -> str:
@@ -173,7 +192,7 @@ def run(data_dir: Path, depths: list[int], k: int | None, verbose: bool = False)
         services.searcher.embed_query("warm-up")
         for q in questions:
             started = time.perf_counter()
-            vector = services.searcher.embed_query(q.text)
+            vector = services.searcher.embed_query(q.text, COLLECTION)
             embed_times.append(time.perf_counter() - started)
             for depth in depths:
                 engine = ReferenceEngine(  # cold caches, as in one CLI call
@@ -199,7 +218,7 @@ def run(data_dir: Path, depths: list[int], k: int | None, verbose: bool = False)
                     print(f"{q.id} depth {depth}: missing {missing}", file=sys.stderr)
         budget = engine.expander.limits.token_budget
         default_depth = services.settings.references.max_depth
-        default_k = services.settings.retrieval.k
+        default_k = services.settings.references.seeds
     rows = [figures[d].row(len(questions), budget) for d in depths]
     widths = [max(len(HEADER[i]), *(len(r[i]) for r in rows)) for i in range(len(HEADER))]
     print(f"reference chains: {len(questions)} questions, {figures[depths[0]].gold} gold sections, "
@@ -222,34 +241,41 @@ def _recall(pairs: list[tuple[Question, set[tuple[str, str | None]]]], lang: str
     return f"{found / max(1, gold):.3f} ({found}/{gold})"
 
 
+Reached = set[tuple[str, str | None]]
+
+
 def side_by_side(
     data_dir: Path, questions: list[Question], depth: int, k: int | None, f: DepthFigures
-) -> None:
+) -> dict[str, dict[str, float]]:
     """Trace against plain hybrid search with as many passages as that trace returns on average, per
-    question language: with round 1's retrieval and round 1's expansion (no seed-section scan) as the
-    baseline, with the configured settings, and with the configured settings at 2/3, 1/2 and 1/3 of the
-    token budget (where the context pays: seeds and their sections versus further expansions)."""
+    question set (all, c01-c37, n01-n23) and language: with round 1's retrieval and round 1's expansion
+    (no seed-section scan) as the baseline, with the configured settings, and with the configured
+    settings at 2/3, 1/2 and 1/3 of the token budget (where the context pays: seeds and their sections
+    versus further expansions). Returns {settings label: {set label: trace recall - hybrid recall}}."""
     from benchmarks.bench_quality import baseline_settings
 
     rows: list[list[str]] = []
-    gaps: dict[str, float] = {}
+    gaps: dict[str, dict[str, float]] = {}
     with open_sample(data_dir) as services:
         searcher = services.searcher
         configured = searcher.settings
         references = services.settings.references
-        vectors = {q.id: searcher.embed_query(q.text) for q in questions}
-        variants: list[tuple[str, Any, dict[str, int]]] = [
-            ("baseline (round 1)", baseline_settings(configured), {"seed_section_chunks": 0}),
-            ("current", configured, {}),
+        #: round 2's allocation: 5 seeds, 4 chunks per cited section, cited sections taken again
+        before: dict[str, int | bool] = {"section_chunks": 4, "skip_present_sections": False}
+        variants: list[tuple[str, Any, dict[str, int | bool], int | None]] = [
+            ("baseline (round 1)", baseline_settings(configured), {**before, "seed_section_chunks": 0}, 5),
+            ("round 2 allocation", configured, before, 5),
+            ("current", configured, {}, k),
         ]
         for share in (2 / 3, 1 / 2, 1 / 3):  # the same settings with less context to spend
             budget = max(100, round(references.token_budget * share / 1000) * 1000)
-            variants.append((f"current, budget {budget}", configured, {"token_budget": budget}))
-        for label, retrieval, limits in variants:
+            variants.append((f"current, budget {budget}", configured, {"token_budget": budget}, k))
+        for label, retrieval, limits, seeds in variants:
             searcher.settings = retrieval  # the engine searches through this searcher
             try:
-                traced: list[tuple[Question, set[tuple[str, str | None]]]] = []
-                passages = 0
+                # per variant: the glossary's share of the vector (baseline: none) follows the settings
+                vectors = {q.id: searcher.embed_query(q.text, COLLECTION) for q in questions}
+                traced: dict[str, tuple[Reached, int]] = {}
                 for q in questions:
                     engine = ReferenceEngine(
                         COLLECTION,
@@ -260,35 +286,42 @@ def side_by_side(
                         settings=references,
                         limits=ExpansionLimits.from_settings(references, **limits),
                     )
-                    result = engine.trace(q.text, depth=depth, k=k, query_vector=vectors[q.id])
-                    passages += len(result.passages)
-                    traced.append((q, {(p.chunk.document, p.chunk.section) for p in result.passages}))
-                plain_k = max(1, round(passages / len(questions)))
-                plain: list[tuple[Question, set[tuple[str, str | None]]]] = []
-                for q in questions:
-                    hits = searcher.search(q.text, COLLECTION, k=plain_k, query_vector=vectors[q.id])
-                    plain.append((q, {(h.chunk.document, h.chunk.section) for h in hits}))
+                    result = engine.trace(q.text, depth=depth, k=seeds, query_vector=vectors[q.id])
+                    reached = {(p.chunk.document, p.chunk.section) for p in result.passages}
+                    traced[q.id] = (reached, len(result.passages))
+                gaps[label] = {}
+                for set_label, round_no in SUBSETS:
+                    chosen = subset(questions, round_no)
+                    if not chosen:
+                        continue
+                    passages = sum(traced[q.id][1] for q in chosen) / len(chosen)
+                    plain_k = max(1, round(passages))
+                    plain: list[tuple[Question, Reached]] = []
+                    for q in chosen:
+                        hits = searcher.search(q.text, COLLECTION, k=plain_k, query_vector=vectors[q.id])
+                        plain.append((q, {(h.chunk.document, h.chunk.section) for h in hits}))
+                    trace_pairs = [(q, traced[q.id][0]) for q in chosen]
+                    gap = gaps[label][set_label] = _share(trace_pairs) - _share(plain)
+                    rows.append([label, set_label, _recall(trace_pairs), _recall(trace_pairs, "de"),
+                                 _recall(trace_pairs, "en"), f"{passages:.1f}", str(plain_k), _recall(plain),
+                                 _recall(plain, "de"), _recall(plain, "en"), f"{gap:+.3f}"])  # fmt: skip
             finally:
                 searcher.settings = configured
-            gaps[label] = _share(traced) - _share(plain)
-            for name, pairs, size in (
-                (f"trace depth {depth}", traced, f"{passages / len(questions):.1f}"),
-                (f"hybrid search k={plain_k}", plain, str(plain_k)),
-            ):
-                rows.append([label, name, _recall(pairs), _recall(pairs, "de"), _recall(pairs, "en"), size])
-            rows.append([label, "trace - hybrid", f"{gaps[label]:+.3f}", "", "", ""])
-    header = ["settings", "method", "recall", "recall de", "recall en", "passages/question"]
+    header = ["settings", "questions", "trace", "trace de", "trace en", "passages", "hybrid k", "hybrid",
+              "hybrid de", "hybrid en", "trace - hybrid"]  # fmt: skip
     widths = [max(len(header[i]), *(len(r[i]) for r in rows)) for i in range(len(header))]
-    print(f"trace vs plain hybrid search with as many passages, default depth {depth}:")
+    print(f"trace (depth {depth}) vs plain hybrid search with as many passages (k = trace's mean):")
     print("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
     for r in rows:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)))
-    for label, gap in gaps.items():
-        verdict = "PASS" if gap >= 0.10 else "FAIL"
-        print(f"  [{verdict}] trace >= plain hybrid search + 0.10 ({label}): {gap:+.3f}")
+    for label, per_set in gaps.items():
+        for set_label, gap in per_set.items():
+            verdict = "PASS" if gap >= 0.10 else "FAIL"
+            print(f"  [{verdict}] trace >= plain hybrid search + 0.10 ({label}, {set_label}): {gap:+.3f}")
+    return gaps
 
 
-def _share(pairs: list[tuple[Question, set[tuple[str, str | None]]]]) -> float:
+def _share(pairs: list[tuple[Question, Reached]]) -> float:
     gold = sum(len(q.gold) for q, _ in pairs)
     return sum(1 for q, reached in pairs for g in q.gold if (g[0], g[1]) in reached) / max(1, gold)
 
@@ -299,7 +332,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--data-dir", type=Path, default=ROOT / "bench-data" / "references")
     parser.add_argument("--depths", default="0,1,2,3", help="comma-separated depths (default 0,1,2,3)")
-    parser.add_argument("--k", type=int, default=None, help="search hits (default settings.retrieval.k)")
+    parser.add_argument("--k", type=int, default=None, help="search hits (default settings.references.seeds)")
     parser.add_argument("--verbose", "-v", action="store_true", help="list missed gold sections")
     args = parser.parse_args(argv)
     depths = sorted({int(d) for d in args.depths.split(",") if d.strip()})

@@ -256,6 +256,7 @@ class DevQuestion:
     gold: tuple[tuple[str, str], ...]  # (document, section label)
     held_out: bool = False  # written after the glossary was fixed (see benchmarks/data/README.md)
     fresh: bool = False  # r51-r71: written before the recall round's tuning, never analysed for it
+    english_holdout: bool = False  # r72-r95: English, written before the English round, never analysed for it
 
 
 def load_dev_questions(path: Path = RETRIEVAL_DEV) -> list[DevQuestion]:
@@ -271,6 +272,7 @@ def load_dev_questions(path: Path = RETRIEVAL_DEV) -> list[DevQuestion]:
             gold=tuple((str(g["document"]), str(g["section"])) for g in q["gold"]),
             held_out=bool(q.get("held_out", False)),
             fresh=bool(q.get("fresh", False)),
+            english_holdout=bool(q.get("english_holdout", False)),
         )
         for q in data["questions"]
     ]

@@ -257,12 +257,16 @@ class Services:
             registry_builder=self.update_registry,
             language_of=self.language_detector.detect,
             warm_up=self._warm_up_after_ingestion,
+            prepare_index=lambda collection, chunks: self.searcher.bm25.prepare_document(collection, chunks),
         )
 
     def warm_up(self) -> None:
         """Load what a search needs (the embedder, the search stack, each collection's vector handle and
         BM25 index), so the first search after a start is as fast as the next."""
         searcher = self.searcher
+        load = getattr(self.embedder, "load", None)  # a local model's weights and full tokenizer
+        if callable(load):
+            load()
         _ = self.embedder.embed_query("warm-up")
         for collection in self.catalog.list_collections():
             searcher.warm(collection.name)
@@ -277,8 +281,9 @@ class Services:
         _ = self.searcher
 
     def _collection_changed(self, collection: str) -> None:
-        # Build the BM25 index now, so the first search after ingestion is fast.
-        self.searcher.bm25.get(collection)
+        # Build the BM25 index and the copy of the vectors beside it now, so the first search after
+        # ingestion is fast.
+        self.searcher.warm(collection)
 
     # -- collections and documents ------------------------------------------------------------------
 

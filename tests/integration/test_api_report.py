@@ -80,7 +80,10 @@ async def test_report_run_over_http(api: Api, fake_ollama: FakeOllama) -> None:
     assert interrupt["kind"] == "outline" and "Fristen" in [s["title"] for s in interrupt["sections"]]
     url = f"/api/runs/{run_id}/resume"
 
-    for wrong in ({"tasks": None}, {"answer": "ja"}, {}, {"action": "edit"}, {"action": "feedback"}):
+    too_many = {"action": "edit", "sections": [{"title": "A", "questions": ["q"] * 7}]}
+    too_long = {"action": "edit", "sections": [{"title": "A", "questions": ["q" * 501]}]}
+    bodies = ({"tasks": None}, {"answer": "ja"}, {}, {"action": "edit"}, {"action": "feedback"})
+    for wrong in (*bodies, too_many, too_long):
         response = await client.post(url, json=wrong)
         assert response.status_code == 422, (wrong, response.text)
     assert "outline" in (await client.post(url, json={"tasks": None})).json()["error"]["message"]

@@ -15,6 +15,7 @@ from fastapi import FastAPI
 
 from fixtures.run_kb import RUN_COLLECTION
 from rabbithole.api.main import create_app
+from rabbithole.api.runs.progress import RunProgress
 from rabbithole.api.runs.service import RunService
 from rabbithole.core.config import Settings
 from rabbithole.devtools.fake_ollama import FakeOllama
@@ -254,3 +255,33 @@ async def test_a_run_waiting_for_input_stays_resumable_across_a_restart(make_cli
         events = persisted(app, run_id)
         assert events[: len(before)] == before
         assert [seq for seq, _, _ in events] == list(range(1, len(events) + 1))
+
+
+async def test_detail_of_an_executing_run_agrees_with_its_stored_events(
+    make_client: AppFactory, fake_ollama: FakeOllama
+) -> None:
+    """While a run executes, GET shows its progress from memory; every answer must equal what its
+    persisted events up to ``last_event`` say (the todo states and warnings a restarted server shows)."""
+    fake_ollama.state.latency_ms = 50
+    async with make_client() as (client, app):
+        created = await client.post("/api/runs", json=QUICK)
+        run_id = created.json()["run_id"]
+        seen_running = 0
+        while True:
+            detail = (await client.get(f"/api/runs/{run_id}")).json()
+            if detail["run"]["status"] != "running":
+                if detail["run"]["status"] == "done":
+                    break
+                assert detail["run"]["status"] == "queued", detail
+                await asyncio.sleep(0.01)
+                continue
+            stored = [e for e in app.state.runs.events.after(run_id) if e.seq <= detail["last_event"]]
+            folded = RunProgress.of(stored, detail["last_event"])
+            assert detail["last_event"] == app.state.runs.events.last_seq(run_id)
+            assert detail["todo"] == [t.model_dump(mode="json") for t in folded.todo()]
+            assert detail["warnings"] == folded.warnings
+            seen_running += bool(detail["todo"])
+            await asyncio.sleep(0.02)
+        assert seen_running >= 2, "the run never showed a todo list while it executed"
+        restarted = app.state.runs.progress(run_id)
+        assert restarted.last_seq == len(persisted(app, run_id))

@@ -13,15 +13,17 @@ from fixtures.retrieval import (  # noqa: F401  (the fixtures retrieval_env and 
     RetrievalEnv,
     embedding_text,
     index_chunks,
+    law_chunks,
     retrieval_env_fixture,
     use_embedder_fixture,
 )
 from rabbithole.core.config import RetrievalSettings, StorageSettings
 from rabbithole.core.errors import CollectionNotFoundError, EmbeddingModelMismatchError, InvalidRequestError
 from rabbithole.core.models import Chunk, SearchHit
-from rabbithole.embeddings.base import FloatArray
+from rabbithole.embeddings.base import FloatArray, l2_normalize
 from rabbithole.retrieval.bm25_index import BM25Index, BM25Indexes
 from rabbithole.retrieval.filters import SearchFilters
+from rabbithole.retrieval.glossary import cross_lingual_text
 from rabbithole.retrieval.hybrid import HybridSearcher
 from rabbithole.retrieval.source import InMemoryChunkSource
 from rabbithole.store.chroma_store import ChromaStore
@@ -95,6 +97,53 @@ def test_english_question_over_german_text_runs_bm25_with_german_terms(retrieval
     assert s.run(question, "other", mode="bm25", k=3).hits
 
 
+def _searcher(env: RetrievalEnv, **settings: object) -> HybridSearcher:
+    return HybridSearcher(
+        env.embedder,
+        env.store,
+        env.source,
+        index_dir=env.storage.index_dir,
+        settings=RetrievalSettings(k=5, candidates=30).model_copy(update=settings),
+    )
+
+
+def test_english_question_over_german_text_is_embedded_with_its_translation(
+    retrieval_env: RetrievalEnv,
+) -> None:
+    s = retrieval_env.searcher
+    embedder = retrieval_env.embedder
+    question = "What has to be submitted with the application for a licence?"
+    plain = embedder.embed_query(question)
+    german = cross_lingual_text(question, ("de",), s.settings)
+    assert german is not None
+    expected = l2_normalize(l2_normalize(plain) + l2_normalize(embedder.embed_query(german)))
+    np.testing.assert_allclose(s.embed_query(question, "other"), expected, atol=1e-6)
+    # a collection with an English document, a German question, or no collection: the question alone
+    np.testing.assert_allclose(s.embed_query(question, ["laws", "other"]), plain, atol=1e-6)
+    np.testing.assert_allclose(s.embed_query(question), plain, atol=1e-6)
+    german_question = "Was ist dem Antrag auf Genehmigung beizufügen?"
+    np.testing.assert_allclose(
+        s.embed_query(german_question, "other"), embedder.embed_query(german_question), atol=1e-6
+    )
+    # run() embeds the same way as embed_query with the searched collections
+    embedded = s.run(question, "other", k=5)
+    given = s.run(question, "other", k=5, query_vector=s.embed_query(question, "other"))
+    assert [h.chunk.id for h in embedded.hits] == [h.chunk.id for h in given.hits]
+    off = _searcher(retrieval_env, glossary_vector_weight=0.0)
+    np.testing.assert_allclose(off.embed_query(question, "other"), plain, atol=1e-6)
+
+
+def test_pin_first_keeps_each_retrievers_best_among_the_first_five(retrieval_env: RetrievalEnv) -> None:
+    query = "Wer muss radioaktive Abfälle abliefern und wann gilt eine Genehmigung?"
+    fused = _searcher(retrieval_env, pin_first=0).search(query, "laws", k=10)
+    pinned = _searcher(retrieval_env, pin_first=2).search(query, "laws", k=10)
+    best = [h.chunk.id for h in pinned if min(h.vector_rank or 99, h.bm25_rank or 99) <= 2]
+    assert best and all(chunk in [h.chunk.id for h in pinned[:5]] for chunk in best)
+    # the others keep the order fusion gave them
+    others = [h.chunk.id for h in pinned if h.chunk.id not in best]
+    assert others == [h.chunk.id for h in fused if h.chunk.id not in best][: len(others)]
+
+
 def test_cross_lingual_query_skips_bm25_where_nothing_can_match(retrieval_env: RetrievalEnv) -> None:
     env = retrieval_env
     question = "What has to be submitted with the application for a licence?"
@@ -126,12 +175,15 @@ def test_exact_section_title_ranks_that_section_first(retrieval_env: RetrievalEn
 def test_scores_are_normalized_monotone_and_complete(retrieval_env: RetrievalEnv) -> None:
     settings = retrieval_env.searcher.settings
     assert settings.fusion == "score"
+    # pin_first moves hits up without changing their fused score; without it scores fall monotonically
+    unpinned = _searcher(retrieval_env, pin_first=0)
     for query in (GRENZWERTE, SPALTUNG, "Aufbewahrung von Kernbrennstoffen", "radon workplaces"):
         hits = retrieval_env.searcher.search(query, ["laws", "other"], k=8)
         assert hits
         scores = [h.score for h in hits]
         assert all(0.0 <= s <= 1.0 for s in scores)
-        assert scores == sorted(scores, reverse=True)
+        fused = [h.score for h in unpinned.search(query, ["laws", "other"], k=8)]
+        assert fused == sorted(fused, reverse=True)
         for hit in hits:
             assert hit.similarity is not None and -1.0 <= hit.similarity <= 1.0  # also for BM25-only hits
             assert hit.bm25 is not None and hit.bm25 >= 0.0
@@ -150,7 +202,7 @@ def test_rrf_fusion_scores_single_retriever_hits_at_most_half(retrieval_env: Ret
         env.store,
         env.source,
         index_dir=env.storage.index_dir,
-        settings=RetrievalSettings(k=5, candidates=30, fusion="rrf", rrf_k=60),
+        settings=RetrievalSettings(k=5, candidates=30, fusion="rrf", rrf_k=60, pin_first=0),
     )
     for query in (GRENZWERTE, SPALTUNG, "radon workplaces"):
         hits = rrf.search(query, ["laws", "other"], k=8)
@@ -178,6 +230,54 @@ def test_similarity_of_bm25_only_hits_is_the_true_cosine(retrieval_env: Retrieva
         )
         assert hit.similarity == pytest.approx(expected, abs=1e-3)
     assert any(h.vector_rank is None for h in hits)  # there was something to fetch
+
+
+def test_bm25_only_hits_take_their_similarity_from_the_copy_beside_the_index(
+    retrieval_env: RetrievalEnv, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """warm() copies the collection's vectors beside its BM25 index; searches then give BM25-only hits the
+    same similarity without asking the store, and fall back to the store once the collection changed."""
+    from rabbithole.embeddings.base import l2_normalize
+    from rabbithole.store.chroma_store import VectorCollection
+
+    env = retrieval_env
+    chunks = law_chunks("copy", "StrlSchG.pdf")
+    index_chunks(env.store, env.embedder, chunks, "copy")
+    env.source.add(chunks)
+    query_vector = l2_normalize(env.embedder.embed_query(SPALTUNG))
+
+    def search(searcher: HybridSearcher) -> list[SearchHit]:
+        return searcher.search(SPALTUNG, "copy", k=10, candidates=5, query_vector=query_vector)
+
+    def similarities(hits: list[SearchHit]) -> dict[str, float | None]:
+        """Of the BM25-only hits (the others have theirs from the vector query's distances)."""
+        return {h.chunk.id: h.similarity for h in hits if h.vector_rank is None}
+
+    def true_similarities(hits: list[SearchHit]) -> dict[str, float | None]:
+        stored = env.store.open("copy").get_embeddings([h.chunk.id for h in hits if h.vector_rank is None])
+        return {
+            cid: float(np.clip(np.dot(l2_normalize(v), query_vector), -1.0, 1.0)) for cid, v in stored.items()
+        }
+
+    from_store = search(env.make_searcher())
+    assert any(h.vector_rank is None for h in from_store)  # BM25-only hits, whose vectors must be read
+    assert similarities(from_store) == true_similarities(from_store)
+
+    env.make_searcher().warm("copy")
+    assert list(env.make_searcher().bm25.directory("copy").glob("vectors-*.npy"))
+
+    def no_store_reads(self: VectorCollection, ids: object) -> None:
+        raise AssertionError("the store was asked for vectors")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(VectorCollection, "get_embeddings", no_store_reads)
+        from_copy = search(env.make_searcher())  # a new searcher, as in a new process: reads the file
+    assert any(h.vector_rank is None for h in from_copy)
+    assert similarities(from_copy) == true_similarities(from_copy)
+
+    env.source.add([replace(chunks[0], text=chunks[0].text + " Nachtrag")])  # a new revision
+    changed = search(env.make_searcher())  # the copy belongs to the old revision: the store answers
+    assert similarities(changed) == true_similarities(changed)
 
 
 def test_single_retriever_modes(retrieval_env: RetrievalEnv) -> None:
@@ -404,6 +504,31 @@ def test_bm25_index_is_rebuilt_only_when_the_revision_changes(tmp_path: Path) ->
     assert len(list(indexes.directory("c").glob("bm25-*"))) == 1
     indexes.delete("c")
     assert not indexes.directory("c").exists()
+
+
+def test_bm25_tokens_prepared_during_ingestion_give_the_same_index(tmp_path: Path) -> None:
+    """Token lists computed ahead per document (while ingestion embeds) build the same index as computing
+    them at build time; ones computed from other chunks (the document changed since) are not used."""
+    from fixtures.retrieval import sample_corpus
+
+    chunks = sample_corpus("c")
+    source = InMemoryChunkSource(chunks)
+    plain = BM25Indexes(tmp_path / "plain", source).get("c")
+
+    ahead = BM25Indexes(tmp_path / "ahead", source)
+    by_document: dict[str, list[Chunk]] = {}
+    for chunk in chunks:
+        by_document.setdefault(chunk.document, []).append(chunk)
+    for document_chunks in by_document.values():
+        ahead.prepare_document("c", document_chunks)
+    stale = by_document["AtG.pdf"]
+    ahead.prepare_document("c", [replace(stale[0], text="Strahlenschutz Strahlenschutz"), *stale[1:]])
+    prepared = ahead.get("c")
+
+    assert prepared.retriever.vocab_dict == plain.retriever.vocab_dict
+    assert prepared.languages == plain.languages
+    for query in (GRENZWERTE, SPALTUNG, "Strahlenschutz", "dose limits for workers", "§ 7 AtG"):
+        assert prepared.search(query, 20).matches == plain.search(query, 20).matches
 
 
 def test_damaged_bm25_index_is_rebuilt(tmp_path: Path) -> None:

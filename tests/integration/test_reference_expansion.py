@@ -182,6 +182,24 @@ def test_small_budget_is_respected(sample_index: Services) -> None:
     assert traced.result.stats.over_budget > 0
 
 
+def test_trace_seeds_take_at_most_their_share_of_the_budget(sample_index: Services) -> None:
+    question = QUESTIONS[0]["question"]
+    settings = sample_index.settings.references
+    hits = sample_index.searcher.search(question, SAMPLE_COLLECTION, k=settings.seeds)
+    assert len(hits) == settings.seeds == 15
+    for budget in (12_000, 2_000, 100):
+        engine = new_engine(sample_index, limits=ExpansionLimits.from_settings(settings, token_budget=budget))
+        seeds = [p for p in engine.trace(question, depth=0).passages]
+        allowance = settings.seed_share * budget
+        assert [p.id for p in seeds] == [h.chunk.id for h in hits[: len(seeds)]]  # the first hits, in order
+        assert len(seeds) == 1 or sum(p.chunk.token_count for p in seeds) <= allowance
+        if len(seeds) < len(hits):  # the next hit would not have fit
+            assert sum(h.chunk.token_count for h in hits[: len(seeds) + 1]) > allowance
+    small = new_engine(sample_index, limits=ExpansionLimits.from_settings(settings, token_budget=100))
+    assert len(small.trace(question, depth=0).passages) == 1  # at least one seed
+    assert len(small.trace(question, depth=0, k=6).passages) == 6  # a k named by the caller is kept
+
+
 def test_per_document_limit(engine: ReferenceEngine) -> None:
     question = next(q for q in QUESTIONS if q["id"] == "c16")["question"]
     result = from_section(engine, "StrlSchG.pdf", "§ 80", question, depth=3, per_document_limit=2)

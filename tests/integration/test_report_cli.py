@@ -14,7 +14,7 @@ from typing import Any
 
 import docx
 
-from fixtures.sample_index import sample_env
+from fixtures.cli_runs import cli_env, rabbithole
 from rabbithole.devtools.fake_ollama import FakeOllama
 from rabbithole.research.registry import RunRegistry
 from rabbithole.services import Services
@@ -23,25 +23,7 @@ TOPIC = "Strahlenschutzbereiche und Dosisgrenzwerte"
 
 
 def env_for(services: Services, fake: FakeOllama) -> dict[str, str]:
-    return {
-        **sample_env(services),
-        "RABBITHOLE_LLM__BASE_URL": fake.url,
-        "RABBITHOLE_LLM__REQUEST_TIMEOUT_S": "20",
-        "RABBITHOLE_REPORT_MODE__REFINEMENT_ROUNDS": "0",
-    }
-
-
-def rabbithole(
-    args: list[str], env: dict[str, str], stdin: str | None = None
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "rabbithole", *args],
-        env=env,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    return cli_env(services, fake, RABBITHOLE_REPORT_MODE__REFINEMENT_ROUNDS="0")
 
 
 def test_outline_edited_in_the_terminal(
@@ -68,6 +50,9 @@ def test_closed_stdin_leaves_the_report_waiting(sample_index: Services, fake_oll
     done = rabbithole(["report", TOPIC, "-c", "sample"], env_for(sample_index, fake_ollama), "")
     assert done.returncode == 75, done.stderr
     assert "rabbithole report --resume" in done.stderr
+    run_id = done.stderr.split("rabbithole report --resume ")[1].split()[0]
+    wrong = rabbithole(["research", "--resume", run_id], env_for(sample_index, fake_ollama))
+    assert wrong.returncode != 0 and f"is a report: rabbithole report --resume {run_id}" in wrong.stderr
 
 
 def _grades(fake: FakeOllama) -> list[Any]:

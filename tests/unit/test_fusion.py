@@ -2,7 +2,13 @@ from __future__ import annotations
 
 import pytest
 
-from rabbithole.retrieval.fusion import dedup_overlapping, max_rrf, reciprocal_rank_fusion
+from rabbithole.retrieval.fusion import (
+    Fused,
+    dedup_overlapping,
+    max_rrf,
+    pin_first_ranks,
+    reciprocal_rank_fusion,
+)
 
 
 def test_rrf_sums_reciprocal_ranks() -> None:
@@ -137,3 +143,29 @@ def test_normalizations() -> None:
     assert max_normalized([("a", 8.0), ("b", 2.0)]) == pytest.approx({"a": 1.0, "b": 0.25})
     assert max_normalized([("a", 0.0)]) == {"a": 0.0}
     assert minmax_normalized([]) == {} and max_normalized([]) == {}
+
+
+def _fused(*ranks: dict[str, int]) -> list[Fused[str]]:
+    return [Fused(f"c{i}", 1.0 - i / 100, 0.0, dict(r)) for i, r in enumerate(ranks)]
+
+
+def test_pin_first_moves_each_retrievers_best_into_the_head_and_keeps_the_rest_in_order() -> None:
+    fused = _fused(
+        {"vector": 3, "bm25": 4},
+        {"vector": 4},
+        {"bm25": 3},
+        {"vector": 5, "bm25": 6},
+        {"vector": 6},
+        {"vector": 7},
+        {"bm25": 1},  # c6: BM25's first, fused 7th
+        {"vector": 1},  # c7: the vector search's first, fused 8th
+        {"vector": 2, "bm25": 2},  # c8
+    )
+    pinned = [f.key for f in pin_first_ranks(fused, 1, 5)]
+    assert pinned == ["c0", "c1", "c2", "c6", "c7", "c3", "c4", "c5", "c8"]
+    two = [f.key for f in pin_first_ranks(fused, 2, 5)]
+    assert two[:5] == ["c0", "c1", "c6", "c7", "c8"]
+    assert two[5:] == ["c2", "c3", "c4", "c5"]  # the others keep their order
+    assert pin_first_ranks(fused, 0, 5) == fused
+    head = _fused({"vector": 1}, {"bm25": 1}, {"vector": 2})
+    assert pin_first_ranks(head, 1, 5) == head  # already in the head: nothing moves

@@ -6,9 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from rabbithole.core.config import RetrievalSettings
 from rabbithole.retrieval.glossary import (
     Glossary,
     GlossaryError,
+    cross_lingual_text,
     english_words,
     load_glossary,
     untranslated_terms,
@@ -81,3 +83,33 @@ def test_untranslated_terms_keep_citations_numbers_and_names() -> None:
     kept = untranslated_terms("What does § 9a AtG say about Gorleben and 300 Bq per cubic metre?")
     assert kept == ["§ 9a", "AtG", "Gorleben", "300", "Bq"]
     assert untranslated_terms("Who must appoint an officer?") == []
+
+
+@pytest.mark.parametrize(
+    ("english", "german"),
+    [
+        # words of the sample laws' section titles ("§ 9d Enteignung", "§ 44 Rückführung von Konsumgütern",
+        # "Übergangsvorschriften", "§ 173 ... Mitteilungspflichten bei Fund und Erlangung")
+        ("Can land be expropriated for a repository?", "Enteignung"),
+        ("Who takes back consumer products?", "Konsumgut"),
+        ("Which transitional provisions apply?", "Übergangsvorschriften"),
+        ("the finding of lost radioactive material", "Abhandenkommen"),
+        ("ordinance-making power for health records", "Gesundheitsakte"),
+    ],
+)
+def test_built_in_glossary_maps_the_corpus_section_title_words(english: str, german: str) -> None:
+    assert german in load_glossary().translate(english).split()
+
+
+def test_cross_lingual_text_is_the_translation_of_an_english_question_over_german_documents() -> None:
+    settings = RetrievalSettings()
+    question = "Can land be expropriated to build a repository?"
+    german = cross_lingual_text(question, ("de",), settings)
+    assert german is not None and "Enteignung" in german.split()
+    assert cross_lingual_text(question, ("de", "en"), settings) is None  # English text to match as it is
+    assert cross_lingual_text(question, ("en",), settings) is None
+    assert cross_lingual_text("Wann ist eine Enteignung zulässig?", ("de",), settings) is None  # German
+    assert cross_lingual_text("What about zebras and giraffes?", ("de",), settings) is None  # nothing known
+    assert cross_lingual_text(question, ("de",), settings.model_copy(update={"glossary": False})) is None
+    off = settings.model_copy(update={"glossary_vector_weight": 0.0})
+    assert cross_lingual_text(question, ("de",), off) is None

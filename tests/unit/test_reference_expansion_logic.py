@@ -124,11 +124,51 @@ def test_multi_hop_across_documents_with_provenance() -> None:
 
 
 def test_visited_set_ends_cycles() -> None:
-    expander, _ = make(CHAIN, max_depth=6)
+    expander, _ = make(CHAIN, max_depth=6, skip_present_sections=False)
     result = expander.expand([seed(A1)], relevance({}))
     assert ids(result.passages) == [A1.id, B2.id, C3.id]  # C3 cites A1 again: not added twice
     assert result.stats.visited >= 1
     assert len(set(ids(result.passages))) == len(result.passages)
+    skipping, _ = make(CHAIN, max_depth=6)  # the default: A's section is present, so not offered at all
+    again = skipping.expand([seed(A1)], relevance({}))
+    assert ids(again.passages) == [A1.id, B2.id, C3.id]
+    assert (again.stats.candidates, again.stats.visited) == (2, 0)  # B2 and C3; A1 is not offered again
+
+
+def test_a_cited_section_already_present_adds_only_the_cited_absatz() -> None:
+    parts = [
+        chunk("B.pdf", "§ 2", 0, "(1) Erstens.\n\n(2) Zweitens."),
+        chunk("B.pdf", "§ 2", 1, "(3) Drittens."),
+        chunk("B.pdf", "§ 2", 2, "(4) Viertens."),
+    ]
+    whole = chunk("A.pdf", "§ 1", 0, "(1) Es gilt § 2 des Betagesetzes.")
+    absatz = chunk("A.pdf", "§ 1", 1, "(2) Es gilt § 2 Absatz 3 des Betagesetzes.")
+    expander, _ = make([whole, absatz, *parts], section_chunks=4)
+    # B § 2 is in the result already (its Absatz 4 is a seed): a whole-section reference adds nothing ...
+    result = expander.expand([seed(parts[2]), seed(whole)], relevance({}), max_depth=1)
+    assert ids(result.passages) == [parts[2].id, whole.id]
+    assert result.stats.present == 2  # B § 2's opening and Absatz 3 chunks, not offered again
+    # ... and a reference to its Absatz 3 the chunk holding it, without the section's opening chunk
+    cited = expander.expand([seed(parts[2]), seed(absatz)], relevance({}), max_depth=1)
+    assert ids(cited.passages) == [parts[2].id, absatz.id, parts[1].id]
+    revisiting, _ = make([whole, absatz, *parts], section_chunks=4, skip_present_sections=False)
+    everything = revisiting.expand([seed(parts[2]), seed(whole)], relevance({}), max_depth=1)
+    assert set(ids(everything.passages)) == {whole.id, *(c.id for c in parts)}
+
+
+def test_reference_settings_default_to_one_chunk_per_cited_section_and_fifteen_seeds() -> None:
+    settings = ReferenceSettings()
+    limits = ExpansionLimits.from_settings(settings)
+    assert (settings.seeds, settings.seed_share, limits.section_chunks, limits.skip_present_sections) == (
+        15,
+        0.4,
+        1,
+        True,
+    )
+    assert (
+        ExpansionLimits.from_settings(ReferenceSettings(skip_present_sections=False)).skip_present_sections
+        is False
+    )
 
 
 def test_budget_is_spent_on_the_most_relevant_passages() -> None:

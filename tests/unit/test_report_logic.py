@@ -84,6 +84,41 @@ def test_edits_rename_reorder_add_remove_and_toggle() -> None:
     assert apply_answer(proposed, OutlineAnswer(action="approve"), limit=5) == proposed
 
 
+def test_edited_questions_are_searched_blank_and_repeated_ones_dropped() -> None:
+    proposed = [
+        spec(1).model_copy(update={"corpus_queries": ["Query 1"]}),
+        spec(2).model_copy(update={"corpus_queries": ["Query 2"]}),
+        spec(3),
+    ]
+    answer = OutlineAnswer.model_validate(
+        {
+            "action": "edit",
+            "sections": [
+                {"id": "s1", "title": "Abschnitt 1", "questions": [" frage  1 "]},  # the same, re-typed
+                {"id": "s2", "title": "Abschnitt 2", "questions": ["Neu?", " ", "neu?", "Noch eine"]},
+                {"id": "s3", "title": "Umbenannt", "questions": ["Frage 3"]},  # renamed, questions kept
+                {"title": "Hinzugefügt", "questions": ["Was gilt?"]},
+                {"title": "Leer", "questions": ["", "  "]},
+            ],
+        }
+    )
+    edited = apply_answer(proposed, answer, limit=5)
+    assert [s.questions for s in edited] == [
+        ["frage 1"],
+        ["Neu?", "Noch eine"],
+        ["Frage 3"],
+        ["Was gilt?"],
+        ["Leer"],  # none left: searched under its title
+    ]
+    assert [s.corpus_queries for s in edited] == [["Query 1"], [], [], [], []]
+
+
+@pytest.mark.parametrize("questions", [["Frage"] * 7, ["x" * 501]], ids=["more than 6", "longer than 500"])
+def test_edited_questions_are_bounded(questions: list[str]) -> None:
+    with pytest.raises(ValidationError):
+        OutlineAnswer.model_validate({"action": "edit", "sections": [{"title": "A", "questions": questions}]})
+
+
 @pytest.mark.parametrize(
     ("sections", "message"),
     [
@@ -267,6 +302,11 @@ def test_terminal_outline_editor_commands() -> None:
     assert edit_outline(sections, "t 2") and edit_outline(sections, "a C") and edit_outline(sections, "m 3 1")
     assert [(s["title"], s["research"]) for s in sections] == [("C", True), ("Neu", True), ("B", False)]
     assert "questions" not in sections[1]
+    assert edit_outline(sections, "q 2 Welche Grenzwerte? ;  ; Wer überwacht sie?")
+    assert sections[1]["questions"] == ["Welche Grenzwerte?", "Wer überwacht sie?"]
+    assert edit_outline(sections, "q 2") and sections[1]["questions"] == []
+    with pytest.raises(IndexError):
+        edit_outline(sections, "q 7 x")
     with pytest.raises(IndexError):
         edit_outline(sections, "d 9")
     with pytest.raises(ValueError):

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from rabbithole.api.runs.views import todo_from_events, warnings_from_events
+from rabbithole.api.runs.progress import RunProgress
 from rabbithole.research.event_log import RunEvent, RunEventLog
 
 
@@ -50,7 +50,29 @@ def test_todo_states_follow_the_last_plan_and_the_progress_after_it() -> None:
         _event(7, "task_progress", task_id="t9", step="done", state="done"),
         _event(8, "warning", message="gate output invalid: all followed"),
     ]
-    todo = todo_from_events(events)
+    progress = RunProgress.of(events)
+    todo = progress.todo()
     assert [(t.id, t.title, t.state) for t in todo] == [("t1", "A", "done"), ("t2", "B", "running")]
-    assert warnings_from_events(events) == ["gate output invalid: all followed"]
-    assert todo_from_events([]) == []
+    assert progress.warnings == ["gate output invalid: all followed"] and progress.last_seq == 8
+    assert RunProgress.of([]).todo() == [] and RunProgress.of([], last_seq=4).last_seq == 4
+
+
+def test_progress_kept_event_by_event_equals_the_fold_of_the_stored_events(tmp_path: Path) -> None:
+    """A run executing in the server keeps its progress live, one event at a time; a reader of the
+    database folds the same events; both must agree, whatever other events come between."""
+    log = RunEventLog(tmp_path / "catalog.sqlite3")
+    live = RunProgress()
+    script: list[tuple[str, dict[str, Any]]] = [
+        ("status", {"status": "running"}),
+        ("todo", {"tasks": [{"id": "t1", "title": "A"}, {"id": "t2", "title": "B"}]}),
+        ("task_progress", {"task_id": "t2", "state": "running"}),
+        ("warning", {"message": "slow model"}),
+        ("phase", {"phase": "dig"}),
+        ("task_progress", {"task_id": "t2", "state": "error"}),
+    ]
+    for kind, data in script:
+        live.add(log.append("r", kind, data))
+    stored = RunProgress.of(log.after("r", 0, types=("todo", "task_progress", "warning")), log.last_seq("r"))
+    assert live == stored and live.last_seq == 6
+    assert [(t.id, t.state) for t in live.todo()] == [("t1", "pending"), ("t2", "error")]
+    log.close()

@@ -1,4 +1,5 @@
-"""FastAPI dependencies: services come from the app's lifespan, never from module globals."""
+"""FastAPI dependencies: services come from the app's lifespan, never from module globals. They are
+``async`` so that FastAPI calls them on the event loop instead of handing each one to a worker thread."""
 
 from __future__ import annotations
 
@@ -12,22 +13,22 @@ from rabbithole.api.runs.service import RunService
 from rabbithole.services import Services
 
 
-def get_services(request: Request) -> Services:
+async def get_services(request: Request) -> Services:
     services: Services = request.app.state.services
     return services
 
 
-def get_run_service(request: Request) -> RunService:
+async def get_run_service(request: Request) -> RunService:
     runs: RunService = request.app.state.runs
     return runs
 
 
-def get_readiness(request: Request) -> Readiness:
+async def get_readiness(request: Request) -> Readiness:
     readiness: Readiness = request.app.state.readiness
     return readiness
 
 
-def get_jobs(request: Request) -> JobRegistry:
+async def get_jobs(request: Request) -> JobRegistry:
     jobs: JobRegistry = request.app.state.jobs
     return jobs
 

@@ -72,10 +72,8 @@ class Catalog:
     def revision(self, collection: str) -> str:
         """Changes whenever the collection's chunks change, also across delete and re-create. Asked on every
         search, so it is one plain SQL statement rather than an ORM round trip."""
-        with self.engine.connect() as connection:
-            row = connection.exec_driver_sql(
-                "SELECT created_at, revision FROM collections WHERE name = ?", (collection,)
-            ).first()
+        rows = self._plain_query("SELECT created_at, revision FROM collections WHERE name = ?", (collection,))
+        row = rows[0] if rows else None
         if row is None:
             raise CollectionNotFoundError(collection, [c.name for c in self.list_collections()])
         return f"{row[0]}-{row[1]}"
@@ -372,14 +370,26 @@ class Catalog:
         whole collection), and no ORM or expression building happens per call."""
         wanted = list(dict.fromkeys(ids))
         found: dict[str, Chunk] = {}
-        with self.engine.connect() as connection:
-            for i in range(0, len(wanted), 500):
-                part = wanted[i : i + 500]
-                sql = _GET_CHUNKS_SQL.format(placeholders=",".join("?" * len(part)))
-                for row in connection.exec_driver_sql(sql, (*part, collection)):
-                    chunk = self._chunk(row)
-                    found[chunk.id] = chunk
+        for i in range(0, len(wanted), 500):
+            part = wanted[i : i + 500]
+            sql = _GET_CHUNKS_SQL.format(placeholders=",".join("?" * len(part)))
+            for row in self._plain_query(sql, (*part, collection)):
+                chunk = self._chunk(row)
+                found[chunk.id] = chunk
         return found
+
+    def _plain_query(self, sql: str, parameters: tuple[Any, ...]) -> list[Any]:
+        """Rows of one read statement on a pooled DB-API connection, without SQLAlchemy's Connection and
+        result layers (half the time of ``exec_driver_sql`` on the search path)."""
+        connection = self.engine.raw_connection()
+        try:
+            cursor = connection.cursor()
+            try:
+                return list(cursor.execute(sql, parameters).fetchall())
+            finally:
+                cursor.close()
+        finally:
+            connection.close()
 
     # -- registry and problems ---------------------------------------------------------------------
 

@@ -140,7 +140,9 @@ def register(app: typer.Typer) -> None:
             max=10,
             help="Reference hops (default settings.references.max_depth).",
         ),
-        k: int | None = typer.Option(None, "--k", "-k", min=1, max=200, help="Search hits to start from."),
+        k: int | None = typer.Option(
+            None, "--k", "-k", min=1, max=200, help="Search hits to start from (default references.seeds)."
+        ),
         as_json: bool = typer.Option(False, "--json", help="JSON output."),
     ) -> None:
         """Search, then follow the references in the passages found (grammar detector)."""

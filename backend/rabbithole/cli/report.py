@@ -12,68 +12,32 @@ from rich.markdown import Markdown
 
 from rabbithole.cli.errors import handle_errors
 from rabbithole.cli.report_terminal import ReportProgress, ask_outline
-from rabbithole.cli.research import EXIT_WAITING
-from rabbithole.core.config import load_settings
+from rabbithole.cli.run_terminal import Answer, NewRun, run_in_terminal
 from rabbithole.core.errors import InvalidRequestError, RunStateError
 
 if TYPE_CHECKING:
     from rabbithole.research.models import ResearchResult
-    from rabbithole.research.runner import ResearchRunner, RunView
 
 
-async def _drive(
-    runner: ResearchRunner, view: RunView, yes: bool, console: Console, progress: ReportProgress
-) -> RunView:
-    """Answer the outline interrupt (ask in the terminal, or approve with --yes) until the run ends."""
-    while view.interrupt is not None:
-        payload = view.interrupt
+def _answer(yes: bool, console: Console) -> Answer:
+    """Ask for the outline in the terminal, or with --yes approve it as proposed."""
+
+    def answer(payload: dict[str, Any]) -> Any:
         if payload.get("kind") != "outline":
-            raise RunStateError(
-                f"run {view.record.id} waits for a {payload.get('kind')} answer: not a report"
-            )
-        answer = {"action": "approve"} if yes else ask_outline(console, payload)
-        view = await runner.advance(view.record.id, answer, on_event=progress)
-    return view
+            raise RunStateError(f"the run waits for a {payload.get('kind')} answer: not a report")
+        return {"action": "approve"} if yes else ask_outline(console, payload)
+
+    return answer
 
 
-async def _report(
+def _report(
     topic: str | None, collections: list[str], yes: bool, resume: str | None, overrides: dict[str, Any]
 ) -> ResearchResult:
-    from rabbithole.research.runner import ResearchRunner
-    from rabbithole.services import Services
-
     console = Console(stderr=True, soft_wrap=True)
-    progress = ReportProgress(console)
-    services = Services(load_settings())
-    async with services:
-        runner = ResearchRunner(services)
-        if resume:
-            current = await runner.view(resume)
-            if current.record.mode != "report":
-                raise InvalidRequestError(
-                    f"run {resume} is a research run: rabbithole research --resume {resume}"
-                )
-            console.print(
-                f"run {resume}: {current.record.status}, phase {current.record.phase or '-'}", highlight=False
-            )
-            view = (
-                current if current.interrupt is not None else await runner.advance(resume, on_event=progress)
-            )
-        else:
-            assert topic is not None
-            record = runner.create(topic, collections, "report", overrides)
-            console.print(f"run {record.id}", highlight=False)
-            view = await runner.advance(record.id, on_event=progress)
-        try:
-            view = await _drive(runner, view, yes, console, progress)
-        except typer.Abort:
-            console.print(
-                f"no answer; the run waits for input: rabbithole report --resume {view.record.id}",
-                highlight=False,
-            )
-            raise typer.Exit(EXIT_WAITING) from None
-        assert view.result is not None
-        return view.result
+    new = None if resume else NewRun(topic or "", collections, "report", overrides)
+    return asyncio.run(
+        run_in_terminal("report", new, resume, _answer(yes, console), ReportProgress(console), console)
+    )
 
 
 def register(app: typer.Typer) -> None:
@@ -126,7 +90,7 @@ def register(app: typer.Typer) -> None:
         }
         if docx is not None and not docx.expanduser().absolute().parent.is_dir():
             raise InvalidRequestError(f"--docx: the folder of {docx} does not exist")
-        result = asyncio.run(_report(topic, collection, yes, resume, overrides))
+        result = _report(topic, collection, yes, resume, overrides)
         if docx is not None:
             from rabbithole.research.export.docx import write_docx
 

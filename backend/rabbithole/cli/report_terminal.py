@@ -10,10 +10,11 @@ from rich.console import Console
 from rich.table import Table
 
 from rabbithole.cli.research_terminal import Progress
+from rabbithole.research.report.schemas import MAX_QUESTION_LENGTH, MAX_SECTION_QUESTIONS
 
 OUTLINE_HELP = (
     "Enter: approve · e N TEXT: rename N · d N: remove N · a TEXT: add · m N M: move N to M · "
-    "t N: toggle research · f TEXT: re-plan with feedback"
+    "t N: toggle research · q N Q1; Q2: set N's questions (q N: none) · f TEXT: re-plan with feedback"
 )
 
 
@@ -101,6 +102,11 @@ def edit_outline(sections: list[dict[str, Any]], command: str) -> bool:
     elif verb == "m":
         a, b = (_index(x, sections) for x in rest.split())
         sections.insert(b, sections.pop(a))
+    elif verb == "q":
+        number, _, text = rest.partition(" ")
+        section = sections[_index(number, sections)]
+        questions = [q.strip()[:MAX_QUESTION_LENGTH] for q in text.split(";") if q.strip()]
+        section["questions"] = questions[:MAX_SECTION_QUESTIONS]  # none: searched under its title
     elif verb == "t":
         section = sections[_index(rest, sections)]
         section["research"] = not section.get("research", True)

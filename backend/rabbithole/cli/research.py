@@ -14,32 +14,26 @@ from rich.table import Table
 
 from rabbithole.cli.errors import handle_errors
 from rabbithole.cli.research_terminal import END, Progress, ask_clarification, ask_plan
+from rabbithole.cli.run_terminal import Answer, NewRun, run_in_terminal
 from rabbithole.core.config import load_settings
 from rabbithole.core.errors import InvalidRequestError
 
 if TYPE_CHECKING:
     from rabbithole.research.models import ResearchResult
-    from rabbithole.research.runner import ResearchRunner, RunView
-
-#: Exit code when the run waits for input nobody gave (stdin closed): EX_TEMPFAIL.
-EXIT_WAITING = 75
 
 
-async def _drive(
-    runner: ResearchRunner, view: RunView, yes: bool, console: Console, progress: Progress
-) -> RunView:
-    """Answer interrupts (ask in the terminal, or the defaults with --yes) until the run ends."""
-    while view.interrupt is not None:
-        payload = view.interrupt
+def _answer(yes: bool, console: Console) -> Answer:
+    """Ask in the terminal, or with --yes end clarification and approve the plan as proposed."""
+
+    def answer(payload: dict[str, Any]) -> Any:
         if payload.get("kind") == "clarification":
-            answer: Any = {"answer": END} if yes else ask_clarification(console, payload)
-        else:
-            answer = {"tasks": None} if yes else ask_plan(console, payload)
-        view = await runner.advance(view.record.id, answer, on_event=progress)
-    return view
+            return {"answer": END} if yes else ask_clarification(console, payload)
+        return {"tasks": None} if yes else ask_plan(console, payload)
+
+    return answer
 
 
-async def _research(
+def _research(
     question: str | None,
     collections: list[str],
     mode: str,
@@ -47,39 +41,11 @@ async def _research(
     resume: str | None,
     overrides: dict[str, Any],
 ) -> ResearchResult:
-    from rabbithole.research.runner import ResearchRunner
-    from rabbithole.services import Services
-
     console = Console(stderr=True, soft_wrap=True)
-    progress = Progress(console)
-    services = Services(load_settings())
-    async with services:
-        runner = ResearchRunner(services)
-        if resume:
-            current = await runner.view(resume)
-            if current.record.mode == "report":
-                raise InvalidRequestError(f"run {resume} is a report: rabbithole report --resume {resume}")
-            console.print(
-                f"run {resume}: {current.record.status}, phase {current.record.phase or '-'}", highlight=False
-            )
-            view = (
-                current if current.interrupt is not None else await runner.advance(resume, on_event=progress)
-            )
-        else:
-            assert question is not None
-            record = runner.create(question, collections, mode, overrides)  # type: ignore[arg-type]
-            console.print(f"run {record.id}", highlight=False)
-            view = await runner.advance(record.id, on_event=progress)
-        try:
-            view = await _drive(runner, view, yes, console, progress)
-        except typer.Abort:
-            console.print(
-                f"no answer; the run waits for input: rabbithole research --resume {view.record.id}",
-                highlight=False,
-            )
-            raise typer.Exit(EXIT_WAITING) from None
-        assert view.result is not None
-        return view.result
+    new = None if resume else NewRun(question or "", collections, mode, overrides)  # type: ignore[arg-type]
+    return asyncio.run(
+        run_in_terminal("research", new, resume, _answer(yes, console), Progress(console), console)
+    )
 
 
 def register(app: typer.Typer) -> None:
@@ -131,7 +97,7 @@ def register(app: typer.Typer) -> None:
             remote = research_remote(server, token, question, collection, mode, yes, resume, overrides)
             result, markdown = remote.result, remote.markdown
         else:
-            result = asyncio.run(_research(question, collection, mode, yes, resume, overrides))
+            result = _research(question, collection, mode, yes, resume, overrides)
             markdown = result.report_markdown
         if docx is not None:
             from rabbithole.research.export.docx import write_docx

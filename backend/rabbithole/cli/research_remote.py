@@ -13,11 +13,9 @@ from rich.console import Console
 
 from rabbithole.cli.remote_client import RemoteRuns
 from rabbithole.cli.research_terminal import END, Progress, ask_clarification, ask_plan
+from rabbithole.cli.run_terminal import EXIT_WAITING
 from rabbithole.core.errors import RunFailedError, RunStateError
 from rabbithole.research.models import ResearchResult
-
-#: Exit code when the run waits for input nobody gave (stdin closed): EX_TEMPFAIL, as in local mode.
-EXIT_WAITING = 75
 
 
 @dataclass(frozen=True, slots=True)

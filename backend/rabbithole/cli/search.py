@@ -2,13 +2,36 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import threading
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
 
 from rabbithole.cli.errors import handle_errors
 from rabbithole.cli.services import open_services
+
+if TYPE_CHECKING:
+    from rabbithole.embeddings.base import Embedder
+
+
+def _load_weights_beside(embedder: Embedder) -> threading.Thread | None:
+    """Load a local embedding model's weights on a thread while the search opens the vector store (reading
+    and unpacking the weights releases the GIL; importing Chroma does not need it back often). The search
+    embeds the query once they are loaded; an error there is raised by the search itself."""
+    load = getattr(embedder, "load_weights", None)
+    if not callable(load):
+        return None
+
+    def run() -> None:
+        with contextlib.suppress(Exception):  # the search's own embedding call reports it
+            load()
+
+    thread = threading.Thread(target=run, name="load-embedder", daemon=True)
+    thread.start()
+    return thread
 
 
 def register(app: typer.Typer) -> None:
@@ -37,7 +60,10 @@ def register(app: typer.Typer) -> None:
             documents=document or None, sections=section or None, page_from=page_from, page_to=page_to
         )
         with open_services() as services:
+            loading = _load_weights_beside(services.embedder) if chosen != "bm25" else None
             hits = services.searcher.search(query, collection, k=k, filters=filters, mode=chosen)
+            if loading is not None:
+                loading.join()
         items = [SearchResultItem.from_hit(h) for h in hits]
         if as_json:
             typer.echo(json.dumps([i.model_dump() for i in items], ensure_ascii=False, indent=2))

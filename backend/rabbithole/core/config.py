@@ -226,6 +226,13 @@ class RetrievalSettings(BaseModel):
         description="Score fusion: bonus weight of the share of a section heading's words in the query.",
     )
     rrf_k: int = Field(60, ge=1, description="Reciprocal rank fusion constant (fusion = rrf).")
+    pin_first: int = Field(
+        0,
+        ge=0,
+        le=5,
+        description="Hybrid: each retriever's first pin_first candidates are kept among the first 5 results "
+        "(0: off; fusion alone decides).",
+    )
     reranker: Literal["none", "llm", "cross-encoder"] = Field(
         "none",
         description="Rerank the first rerank_candidates hits: llm: the chat model (llm.*); cross-encoder: "
@@ -242,6 +249,13 @@ class RetrievalSettings(BaseModel):
     )
     glossary_path: Path | None = Field(
         None, description="A file of more glossary entries, one a line: 'english phrase | German term; ...'."
+    )
+    glossary_vector_weight: float = Field(
+        1.0,
+        ge=0.0,
+        le=4.0,
+        description="An English question over German documents is embedded as its own vector plus this "
+        "weight times the vector of its glossary translation (both unit length; 0: the question alone).",
     )
     thesaurus: bool = Field(
         True,
@@ -263,8 +277,28 @@ class ReferenceSettings(BaseModel):
         0.15, ge=0.0, le=1.0, description="Cosine similarity below which a reached passage is dropped."
     )
     min_keep: int = Field(5, ge=0, description="Passages kept even below min_relevance.")
+    seeds: int = Field(
+        15,
+        ge=1,
+        le=200,
+        description="Search hits `trace` starts from when the call names no k (one chunk each; many seeds "
+        "and one chunk per cited section reach more of what a question needs per passage).",
+    )
+    seed_share: float = Field(
+        0.4,
+        gt=0.0,
+        le=1.0,
+        description="Share of token_budget the seeds of `trace` may take when the call names no k: the "
+        "search hits are kept in order while their tokens fit (at least one), the rest is left to the "
+        "references they cite.",
+    )
     section_chunks: int = Field(
-        4, ge=1, le=50, description="Chunks of a cited section taken when no Absatz singles them out."
+        1, ge=1, le=50, description="Chunks of a cited section taken when no Absatz singles them out."
+    )
+    skip_present_sections: bool = Field(
+        True,
+        description="A cited section already in the context adds only the chunks of the Absätze the "
+        "reference names (nothing without them), and a whole-document search only sections not there yet.",
     )
     seed_section_chunks: int = Field(
         0,

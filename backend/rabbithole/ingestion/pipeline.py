@@ -120,9 +120,12 @@ class IngestionPipeline:
         registry_builder: Callable[[str, Path, bool], object] | None = None,
         language_of: Callable[[str], str] | None = None,
         warm_up: Callable[[], object] | None = None,
+        prepare_index: Callable[[str, list[Chunk]], object] | None = None,
     ) -> None:
         """``language_of``: the ISO 639-1 code of a document's text, recorded per document (the research
-        run searches in the documents' language too)."""
+        run searches in the documents' language too). ``prepare_index(collection, chunks)``: given each
+        parsed document's chunks on the writer thread while the embedder works, so the search index built
+        after the last file has less left to do."""
         self.settings = settings
         self.language_of = language_of
         self.catalog = catalog
@@ -136,6 +139,7 @@ class IngestionPipeline:
         #: run on the writer thread before the first write: loads what the end of the run needs (the search
         #: stack for the BM25 index, the registry builder) while the embedder works, not after it
         self.warm_up = warm_up
+        self.prepare_index = prepare_index
 
     @cached_property
     def store(self) -> ChromaStore:
@@ -306,6 +310,8 @@ class IngestionPipeline:
                     report.problems.extend(
                         IngestProblem(file_name, "warning", w, "warning") for w in parsed.warnings
                     )
+                    if self.prepare_index is not None and chunks:
+                        writes.append(writer.submit(self._prepare_index, collection, chunks))
                     if progress:
                         done = len(report.unchanged) + index - 1
                         progress(IngestEvent("embedding", collection, done, total, file_name))
@@ -338,6 +344,15 @@ class IngestionPipeline:
                     progress(IngestEvent("file", collection, done, total, file_name, error))
             for write in writes:
                 write.result()  # a failing store is not a bad file: it stops the run
+
+    def _prepare_index(self, collection: str, chunks: list[Chunk]) -> None:
+        """Work done ahead for the search index; when it fails, the index is built in full afterwards."""
+        if self.prepare_index is None:
+            return
+        try:
+            self.prepare_index(collection, chunks)
+        except Exception:
+            log.exception("preparing the search index of %s failed; it is built in full later", collection)
 
     def _load_embedder(self) -> None:
         load = getattr(self.embedder, "load", None)  # local models load their weights; remote ones need not

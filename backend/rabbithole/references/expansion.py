@@ -33,14 +33,23 @@ catalog and the vector store are in :mod:`rabbithole.references.store_adapter`.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Protocol
+from collections.abc import Sequence
 
-from rabbithole.core.config import ReferenceSettings
-from rabbithole.core.models import Chunk
 from rabbithole.references.absatz import absatz_at, absatz_chunks
-from rabbithole.references.models import Reference, RefType
+from rabbithole.references.candidates import section_candidates, trim_sections
+from rabbithole.references.expansion_types import (
+    BatchGate,
+    Detect,
+    ExpansionLimits,
+    Gate,
+    GateRequest,
+    PassageSource,
+    Relevance,
+    Resolve,
+    SearchDocument,
+    follow_all,
+    tokens_of,
+)
 from rabbithole.references.provenance import (
     ExpansionResult,
     ExpansionStats,
@@ -48,8 +57,8 @@ from rabbithole.references.provenance import (
     UnresolvedMention,
     Via,
 )
-from rabbithole.references.resolver import Citing, ResolvedReference, Unresolved
 from rabbithole.references.seed_sections import section_siblings, seed_companions
+from rabbithole.references.targets import TargetFinder, UnresolvedByMention
 
 __all__ = [
     "BatchGate",
@@ -73,88 +82,6 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class ExpansionLimits:
-    max_depth: int = 2
-    token_budget: int = 12_000
-    per_document_limit: int = 25
-    min_relevance: float = 0.15
-    min_keep: int = 5
-    section_chunks: int = 4  # chunks of one section taken per reference when no Absatz singles them out
-    seed_section_chunks: int = 0  # other chunks of a seed's section scanned for references (seed_sections)
-
-    @classmethod
-    def from_settings(cls, settings: ReferenceSettings, **overrides: int | float) -> ExpansionLimits:
-        values: dict[str, int | float] = {
-            "max_depth": settings.max_depth,
-            "token_budget": settings.token_budget,
-            "per_document_limit": settings.per_document_limit,
-            "min_relevance": settings.min_relevance,
-            "min_keep": settings.min_keep,
-            "section_chunks": settings.section_chunks,
-            "seed_section_chunks": settings.seed_section_chunks,
-        }
-        values.update(overrides)
-        return cls(**values)  # type: ignore[arg-type]
-
-
-class PassageSource(Protocol):
-    def section_passages(self, document: str, section: str) -> Sequence[Chunk]:
-        """The chunks of one section of a document, in document order ([] if none)."""
-        ...
-
-
-#: text -> references found in it
-Detect = Callable[[str], Sequence[Reference]]
-#: (reference, where it was found) -> its target
-Resolve = Callable[[Reference, Citing], ResolvedReference]
-#: chunks -> {chunk id: cosine similarity to the query} (ids without a vector may be left out)
-Relevance = Callable[[Sequence[Chunk]], Mapping[str, float]]
-#: (reference, the passage it was found in) -> follow it?
-Gate = Callable[[Reference, TracedPassage], bool]
-#: document -> its chunks most relevant to the query, best first (a search scoped to that document)
-SearchDocument = Callable[[str], Sequence[Chunk]]
-
-
-@dataclass(frozen=True, slots=True)
-class GateRequest:
-    """One candidate reference put to a batch gate: the mention, where it points, where it was found."""
-
-    reference: Reference
-    target: ResolvedReference
-    source: TracedPassage
-
-
-#: (depth, the candidate references of that depth) -> indices of the requests to follow
-BatchGate = Callable[[int, Sequence[GateRequest]], Collection[int]]
-
-
-def follow_all(reference: Reference, source: TracedPassage) -> bool:
-    return True
-
-
-def tokens_of(chunk: Chunk) -> int:
-    return chunk.token_count if chunk.token_count > 0 else max(1, len(chunk.text) // 4)
-
-
-@dataclass(slots=True)
-class _Target:
-    resolved: ResolvedReference
-    reference: Reference
-    source: TracedPassage
-    absaetze: set[str] | None = field(default_factory=set)  # None: the whole section
-    section: str | None = None  # the label followed (one of the resolved reference's labels)
-    whole_document: bool = False  # a reference to a whole document: a search scoped to it
-
-
-@dataclass(slots=True)
-class _Candidate:
-    chunk: Chunk
-    target: _Target
-    limited: bool  # one of a whole section's chunks (not singled out by an Absatz)
-    relevance: float | None = None
-
-
 class Expander:
     """Follows references from seed passages; reusable across queries (keeps no per-query state)."""
 
@@ -169,6 +96,7 @@ class Expander:
         self.resolve = resolve
         self.passages = passages
         self.limits = limits or ExpansionLimits()
+        self.targets = TargetFinder(detect, resolve, passages)
 
     def expand(
         self,
@@ -192,7 +120,7 @@ class Expander:
                 visited.add(seed.id)
                 result.append(seed)
         tokens = sum(tokens_of(p.chunk) for p in result)
-        unresolved: dict[tuple[str, int, int, Unresolved], UnresolvedMention] = {}
+        unresolved: UnresolvedByMention = {}
         per_document: Counter[str] = Counter()
         reached = 0
         frontier = sorted(result, key=_by_relevance)
@@ -202,13 +130,22 @@ class Expander:
             if not frontier:
                 break
             scan = [*frontier, *companions.values()] if depth == 1 else frontier
-            targets = self._targets(scan, depth, gate, batch_gate, stats, unresolved, search_document)
-            candidates = self._candidates(targets, visited, stats, search_document)
+            follow_documents = search_document is not None
+            targets = self.targets.find(scan, depth, gate, batch_gate, stats, unresolved, follow_documents)
+            present = {(p.chunk.document, p.chunk.section or "") for p in result}
+            candidates = section_candidates(
+                targets,
+                self.passages,
+                visited,
+                stats,
+                search_document,
+                present if limits.skip_present_sections else None,
+            )
             if relevance is not None and candidates:
                 scores = relevance([c.chunk for c in candidates])
                 for c in candidates:
                     c.relevance = scores.get(c.chunk.id)
-            candidates = self._trim_sections(candidates)
+            candidates = trim_sections(candidates, limits.section_chunks)
             frontier = []
             for c in candidates:
                 if c.chunk.id in visited:
@@ -263,143 +200,6 @@ class Expander:
             scores = relevance(siblings) if siblings else {}
         found = seed_companions(seeds, self.passages, scores, taken, per_section)
         return {p.id: p for p in found}
-
-    def _targets(
-        self,
-        frontier: Sequence[TracedPassage],
-        depth: int,
-        gate: Gate,
-        batch_gate: BatchGate | None,
-        stats: ExpansionStats,
-        unresolved: dict[tuple[str, int, int, Unresolved], UnresolvedMention],
-        search_document: SearchDocument | None = None,
-    ) -> list[_Target]:
-        """The sections the frontier's references point to, one entry per (document, section), in order
-        of the frontier (most relevant source first) and of the text. A reference to a whole other
-        document is a target (document, "") when ``search_document`` is given."""
-        found: list[tuple[Reference, ResolvedReference, TracedPassage, str]] = []
-        requests: dict[tuple[str, int, str, str], GateRequest] = {}
-        for source in frontier:
-            stats.scanned += 1
-            chunk = source.chunk
-            citing = Citing(chunk.document, chunk.section)
-            for ref in self.detect(chunk.text):
-                stats.references += 1
-                resolved = self.resolve(ref, citing)
-                if resolved.reason is not None:
-                    key = (chunk.id, ref.start, ref.item_start, resolved.reason)
-                    if key not in unresolved:
-                        unresolved[key] = UnresolvedMention.of(chunk, resolved)
-                    continue
-                if resolved.document is None:
-                    continue
-                labels = resolved.labels
-                if not labels:
-                    stats.document_level += 1
-                    if search_document is None or resolved.document == chunk.document:
-                        continue
-                    labels = ("",)  # the whole document: followed by a search scoped to it
-                found.extend((ref, resolved, source, label) for label in labels)
-                request_key = (chunk.id, ref.start, resolved.document, resolved.section or "")
-                requests.setdefault(request_key, GateRequest(ref, resolved, source))
-        followed = self._decide(list(requests.values()), depth, gate, batch_gate)
-        stats.followed += len(followed)
-        stats.gated += len(requests) - len(followed)
-        targets: dict[tuple[str, str], _Target] = {}
-        for ref, resolved, source, label in found:
-            assert resolved.document is not None
-            if (source.chunk.id, ref.start, resolved.document, resolved.section or "") not in followed:
-                continue
-            doc_section = (resolved.document, label)
-            target = targets.get(doc_section)
-            if target is None:
-                target = targets[doc_section] = _Target(
-                    resolved, ref, source, section=label or None, whole_document=not label
-                )
-            if target.whole_document or len(resolved.labels) > 1:
-                target.absaetze = None
-            if target.absaetze is not None:
-                absatz = self._absatz_of(ref, resolved, source.chunk)
-                if absatz is None or ref.type is RefType.ANNEX:
-                    target.absaetze = None
-                else:
-                    target.absaetze.add(absatz)
-        return list(targets.values())
-
-    @staticmethod
-    def _decide(
-        requests: list[GateRequest], depth: int, gate: Gate, batch_gate: BatchGate | None
-    ) -> set[tuple[str, int, str, str]]:
-        """Keys (source id, mention start, document, section) of the requests to follow."""
-        if batch_gate is not None and requests:
-            chosen = {i for i in batch_gate(depth, requests) if 0 <= i < len(requests)}
-        else:
-            chosen = {i for i, r in enumerate(requests) if gate(r.reference, r.source)}
-        out: set[tuple[str, int, str, str]] = set()
-        for i in chosen:
-            r = requests[i]
-            assert r.target.document is not None
-            out.add((r.source.id, r.reference.start, r.target.document, r.target.section or ""))
-        return out
-
-    def _absatz_of(self, ref: Reference, resolved: ResolvedReference, citing: Chunk) -> str | None:
-        """The Absatz a reference points into: its own, or for a bare "Satz 2"/"Nummer 3" (relative to the
-        citing Absatz) the Absatz it stands in."""
-        if ref.absatz is not None or ref.relative_to not in ("absatz", "nummer") or ref.section is not None:
-            return ref.absatz
-        if resolved.document != citing.document or resolved.section != citing.section:
-            return None
-        assert resolved.section is not None
-        siblings = self.passages.section_passages(citing.document, resolved.section)
-        return absatz_at(siblings, citing, ref.start)
-
-    def _candidates(
-        self,
-        targets: Sequence[_Target],
-        visited: set[str],
-        stats: ExpansionStats,
-        search_document: SearchDocument | None = None,
-    ) -> list[_Candidate]:
-        """New chunks of the targets' sections: those holding the cited Absätze, else all (trimmed to
-        ``section_chunks`` per target once their relevance is known); for a whole document, the best
-        chunks of a search scoped to it."""
-        out: list[_Candidate] = []
-        offered: set[str] = set()
-        for target in targets:
-            document, section = target.resolved.document, target.section
-            assert document is not None
-            if target.whole_document:
-                if search_document is None:
-                    continue
-                chunks = list(search_document(document))
-            else:
-                assert section is not None
-                chunks = list(self.passages.section_passages(document, section))
-            chosen = absatz_chunks(chunks, target.absaetze) if target.absaetze else []
-            if chosen and chunks[0] not in chosen:
-                chosen.insert(0, chunks[0])  # the section's opening: its heading and first Absatz
-            limited = not chosen
-            for chunk in chosen or chunks:
-                if chunk.id in visited:
-                    stats.visited += 1
-                elif chunk.id not in offered:
-                    offered.add(chunk.id)
-                    out.append(_Candidate(chunk, target, limited))
-        stats.candidates += len(out)
-        return out
-
-    def _trim_sections(self, candidates: list[_Candidate]) -> list[_Candidate]:
-        """Candidates ranked by relevance, at most ``section_chunks`` per target taken as a whole section."""
-        candidates.sort(key=lambda c: -(c.relevance if c.relevance is not None else -1.0))
-        per_target: Counter[int] = Counter()
-        out = []
-        for c in candidates:
-            if c.limited:
-                if per_target[id(c.target)] >= self.limits.section_chunks:
-                    continue
-                per_target[id(c.target)] += 1
-            out.append(c)
-        return out
 
 
 def _by_relevance(p: TracedPassage) -> float:

@@ -80,6 +80,7 @@ class ExpansionStats:
     over_document_limit: int = 0
     below_relevance: int = 0
     companions: int = 0  # chunks of a seed's section added because a followed reference stands in them
+    present: int = 0  # new chunks of target sections already in the result, not offered
 
 
 @dataclass(slots=True)

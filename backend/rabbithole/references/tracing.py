@@ -33,6 +33,7 @@ from rabbithole.references.expansion import (
     UnresolvedMention,
     follow_all,
 )
+from rabbithole.references.expansion_types import tokens_of
 from rabbithole.references.grammar import detect_references
 from rabbithole.references.resolver import SectionIndex
 from rabbithole.references.store_adapter import CollectionPassages
@@ -140,8 +141,9 @@ class ReferenceEngine:
         batch_gate: BatchGate | None = None,
         query_vector: np.ndarray | None = None,
     ) -> Trace:
-        """Search ``query`` (``k`` hits, default settings.retrieval.k) and follow references ``depth`` hops
-        (default settings.references.max_depth; 0: the search hits alone)."""
+        """Search ``query`` (``k`` hits; default: settings.references.seeds hits, as many of them as fit
+        ``seed_share`` of the token budget) and follow references ``depth`` hops (default
+        settings.references.max_depth; 0: the search hits alone)."""
         if depth is not None and depth < 0:
             raise InvalidRequestError(f"depth must be at least 0, got {depth}")
         if not query.strip():
@@ -151,18 +153,34 @@ class ReferenceEngine:
         searcher = self.searcher
         if query_vector is None:
             t = time.perf_counter()
-            query_vector = searcher.embed_query(query)
+            query_vector = searcher.embed_query(query, self.collection)
             timings["embed"] = time.perf_counter() - t
         else:
             timings["embed"] = 0.0
         t = time.perf_counter()
-        hits = searcher.search(query, self.collection, k=k, query_vector=query_vector)
+        hits = searcher.search(
+            query, self.collection, k=self.settings.seeds if k is None else k, query_vector=query_vector
+        )
+        if k is None:
+            hits = self._seed_share(hits)
         timings["search"] = time.perf_counter() - t
         t = time.perf_counter()
         result = self.expand(hits, query_vector, depth=depth, gate=gate, batch_gate=batch_gate, query=query)
         timings["expand"] = time.perf_counter() - t
         timings["total"] = time.perf_counter() - started
         return Trace(query, self.collection, result, timings)
+
+    def _seed_share(self, hits: list[SearchHit]) -> list[SearchHit]:
+        """The first hits whose tokens fit ``seed_share`` of the token budget (at least one)."""
+        allowance = self.settings.seed_share * self.expander.limits.token_budget
+        kept: list[SearchHit] = []
+        spent = 0
+        for hit in hits:
+            spent += tokens_of(hit.chunk)
+            if kept and spent > allowance:
+                break
+            kept.append(hit)
+        return kept
 
     def expand(
         self,

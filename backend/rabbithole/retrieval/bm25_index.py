@@ -96,6 +96,31 @@ def _document_label(document: str) -> str:
     return PurePath(document).stem
 
 
+#: one document's BM25 token lists, computed ahead (see :meth:`BM25Indexes.prepare_document`), with what they
+#: were computed from: (chunk id, indexed text) per chunk
+PreparedDocument = tuple[tuple[tuple[str, str], ...], list[list[str]]]
+
+
+def document_tokens(chunks: Sequence[Chunk]) -> tuple[Language, list[list[str]]]:
+    """The stemming language of one document (detected over its chunks, in order) and the BM25 tokens of
+    each chunk."""
+    raw = [raw_tokens(bm25_text(c)) for c in chunks]
+    sample: list[str] = []
+    for tokens in raw:
+        if len(sample) >= _LANGUAGE_SAMPLE:  # a few thousand words tell the language
+            break
+        sample.extend(tokens[:_LANGUAGE_SAMPLE])
+    language = detect_language(sample)
+    return language, [
+        stem_tokens(tokens, language) + section_tokens(chunk.section)
+        for chunk, tokens in zip(chunks, raw, strict=True)
+    ]
+
+
+def prepared_key(chunks: Sequence[Chunk]) -> tuple[tuple[str, str], ...]:
+    return tuple((c.id, bm25_text(c)) for c in chunks)
+
+
 def _bm25s() -> Any:
     """bm25s, imported on first use; it sets its own logger to DEBUG on import, which we undo."""
     import bm25s
@@ -156,28 +181,39 @@ class BM25Index:
 
     @classmethod
     def build(
-        cls, collection: str, chunks: Sequence[Chunk], revision: str, params: BM25Params | None = None
+        cls,
+        collection: str,
+        chunks: Sequence[Chunk],
+        revision: str,
+        params: BM25Params | None = None,
+        prepared: dict[str, tuple[Language, PreparedDocument]] | None = None,
     ) -> BM25Index:
+        """``prepared``: token lists of documents computed ahead (while ingestion embedded), used for a
+        document only when they were computed from exactly its chunks."""
         bm25s = _bm25s()
 
         params = params or BM25Params()
         started = time.perf_counter()
-        raw = [raw_tokens(bm25_text(c)) for c in chunks]
 
         # One stemming language per document, from all its chunks together.
         documents = list(dict.fromkeys(c.document for c in chunks))
         doc_index = {d: i for i, d in enumerate(documents)}
         doc_codes = np.fromiter((doc_index[c.document] for c in chunks), dtype=np.int32, count=len(chunks))
-        doc_tokens: dict[int, list[str]] = {}
-        for code, tokens in zip(doc_codes.tolist(), raw, strict=True):
-            sample = doc_tokens.setdefault(code, [])
-            if len(sample) < _LANGUAGE_SAMPLE:  # a few thousand words tell the language
-                sample.extend(tokens[:_LANGUAGE_SAMPLE])
-        doc_language = {code: detect_language(tokens) for code, tokens in doc_tokens.items()}
-        token_lists = [
-            stem_tokens(tokens, doc_language[code]) + section_tokens(chunk.section)
-            for chunk, code, tokens in zip(chunks, doc_codes.tolist(), raw, strict=True)
-        ]
+        rows: dict[str, list[int]] = {}
+        for row, chunk in enumerate(chunks):
+            rows.setdefault(chunk.document, []).append(row)
+        token_lists: list[list[str]] = [[] for _ in chunks]
+        doc_language: dict[str, Language] = {}
+        for document, document_rows in rows.items():
+            own = [chunks[row] for row in document_rows]
+            ahead = (prepared or {}).get(document)
+            if ahead is not None and ahead[1][0] == prepared_key(own):
+                language, lists = ahead[0], ahead[1][1]
+            else:
+                language, lists = document_tokens(own)
+            doc_language[document] = language
+            for row, tokens in zip(document_rows, lists, strict=True):
+                token_lists[row] = tokens
         languages = tuple(lang for lang in LANGUAGES if lang in doc_language.values()) or ("de",)
 
         vocab: dict[str, int] = {}
@@ -395,6 +431,22 @@ class BM25Indexes:
         self._guard = threading.Lock()
         self.builds = 0  # how many indexes were built (not loaded) by this instance
         self.loads = 0
+        #: per collection and document: token lists computed ahead for the next build
+        self._prepared: dict[str, dict[str, tuple[Language, PreparedDocument]]] = {}
+        self._prepared_lock = threading.Lock()
+
+    def prepare_document(self, collection: str, chunks: Sequence[Chunk]) -> None:
+        """Compute one document's BM25 tokens ahead of the next build of ``collection`` (ingestion calls
+        this on its writer thread while it embeds, so the build after the last file only has to count). The
+        build uses them only for a document whose chunks are exactly these."""
+        if not chunks:
+            return
+        language, lists = document_tokens(chunks)
+        with self._prepared_lock:
+            self._prepared.setdefault(collection, {})[chunks[0].document] = (
+                language,
+                (prepared_key(chunks), lists),
+            )
 
     def directory(self, collection: str) -> Path:
         return self.index_dir / collection_dir_name(collection)
@@ -417,11 +469,15 @@ class BM25Indexes:
             if cached is not None and cached.fingerprint == wanted:
                 return cached
             directory = self.directory(collection)
+            with self._prepared_lock:
+                prepared = self._prepared.pop(collection, None)
             index = BM25Index.load(directory, expected_fingerprint=wanted)
             if index is not None:
                 self.loads += 1
             else:
-                index = BM25Index.build(collection, self.source.chunks(collection), revision, self.params)
+                index = BM25Index.build(
+                    collection, self.source.chunks(collection), revision, self.params, prepared
+                )
                 self.builds += 1
                 log.info(
                     "built BM25 index of '%s': %d chunks in %.2f s",

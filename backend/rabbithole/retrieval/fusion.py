@@ -93,6 +93,8 @@ def weighted_score_fusion(
     weights: Mapping[str, float],
     bonus: Mapping[K, float] | None = None,
     bonus_weight: float = 0.0,
+    *,
+    bonus_of: Callable[[list[Fused[K]]], Mapping[K, float]] | None = None,
 ) -> list[Fused[K]]:
     """Fuse by a weighted sum of normalized scores, best first.
 
@@ -100,9 +102,10 @@ def weighted_score_fusion(
     (see :func:`minmax_normalized`, :func:`max_normalized`); a candidate missing from a retriever's list
     adds 0 for it. The weights of the retrievers given are rescaled to sum to 1 (one retriever alone
     weighs 1). ``bonus``: an extra score in [0, 1] per candidate (a heading match), weighted by
-    ``bonus_weight`` on top. The fused ``score`` is that sum capped at 1.0: 1.0 = best in every list (or
-    nearly so with a bonus); ``ranks`` are the 1-based positions in each list. Ties are broken by the best
-    single rank, then by first appearance.
+    ``bonus_weight`` on top; or ``bonus_of``: computes it from the ranking without bonus (whose ``rrf`` is
+    the weighted sum), so the sums are formed once. The fused ``score`` is that sum capped at 1.0: 1.0 =
+    best in every list (or nearly so with a bonus); ``ranks`` are the 1-based positions in each list. Ties
+    are broken by the best single rank, then by first appearance.
     """
     present = {name: max(0.0, weights.get(name, 0.0)) for name in scores}
     total = sum(present.values())
@@ -115,11 +118,17 @@ def weighted_score_fusion(
                 item = fused[key] = Fused(key, 0.0, 0.0)
             item.rrf += weight * value
             item.ranks[name] = position
+    tie = {key: (min(item.ranks.values()), i) for i, (key, item) in enumerate(fused.items())}
+
+    def ranking() -> list[Fused[K]]:
+        return sorted(fused.values(), key=lambda f: (-f.rrf, *tie[f.key]))
+
+    if bonus_of is not None and bonus_weight > 0:
+        bonus = bonus_of(ranking())
     if bonus is not None and bonus_weight > 0:
         for key, item in fused.items():
             item.rrf += bonus_weight * bonus.get(key, 0.0)
-    order = {key: i for i, key in enumerate(fused)}
-    result = sorted(fused.values(), key=lambda f: (-f.rrf, min(f.ranks.values()), order[f.key]))
+    result = ranking()
     for item in result:
         item.score = min(1.0, max(0.0, item.rrf))
     return result
@@ -141,3 +150,32 @@ def max_normalized(ranked: Sequence[tuple[K, float]]) -> dict[K, float]:
         return {}
     high = max(value for _, value in ranked)
     return {key: value / high if high > 0 else 0.0 for key, value in ranked}
+
+
+def pin_first_ranks(fused: Sequence[Fused[K]], first: int, within: int) -> list[Fused[K]]:
+    """``fused`` with every candidate that some retriever ranked among its ``first`` moved up, when fusion
+    put it lower, into the first ``within`` positions (by fused order among themselves; the others keep
+    their order and give up the last places of the head). ``first`` 0: unchanged."""
+    result = list(fused)
+    if first <= 0 or within <= 0:
+        return result
+    position = {id(f): i for i, f in enumerate(result)}
+    waiting = [f for f in result if f.ranks and min(f.ranks.values()) <= first][:within]
+    if all(position[id(f)] < within for f in waiting):
+        return result
+    pinned = {id(f) for f in waiting}
+    others = [f for f in result if id(f) not in pinned]
+    head: list[Fused[K]] = []
+    taken = 0
+    while len(head) < within and (waiting or taken < len(others)):
+        slots = within - len(head)
+        if waiting and (
+            taken >= len(others)
+            or len(waiting) >= slots
+            or position[id(waiting[0])] < position[id(others[taken])]
+        ):
+            head.append(waiting.pop(0))
+        else:
+            head.append(others[taken])
+            taken += 1
+    return head + others[taken:]

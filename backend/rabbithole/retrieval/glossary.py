@@ -6,7 +6,9 @@ question that it knows (longest match first, on case-folded, Snowball-stemmed wo
 The default glossary (``glossary_en_de.txt`` beside this module) covers the vocabulary of radiation
 protection, nuclear law and general legal/administrative language; ``retrieval.glossary_path`` adds
 entries (or German terms to known phrases) from a file of the same format
-(``english phrase | German term; German term``).
+(``english phrase | German term; German term``). The same translation also moves the question's vector:
+:func:`cross_lingual_text` is embedded beside the question and the two unit vectors are summed
+(``retrieval.glossary_vector_weight``), so vector search sees the German legal terms too.
 
 Nothing is loaded at import time: the default glossary is read on first use and cached.
 """
@@ -20,6 +22,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from rabbithole.retrieval.tokenizer import query_language
 
 if TYPE_CHECKING:
     from rabbithole.core.config import RetrievalSettings
@@ -216,6 +220,17 @@ def parse_entries(text: str, source: str = "<text>") -> list[tuple[str, tuple[st
 def load_glossary(extra: Path | None = None) -> Glossary:
     """The default glossary, plus the entries of ``extra`` (cached per path)."""
     return Glossary.load(DEFAULT_GLOSSARY, *([extra] if extra is not None else []))
+
+
+def cross_lingual_text(query: str, index_languages: Sequence[str], settings: RetrievalSettings) -> str | None:
+    """The German terms of an English question's known phrases, to embed beside the question for a
+    collection with German and no English documents (None when the glossary or its vector weight is off,
+    the question is not clearly English, or the glossary knows none of its phrases)."""
+    if not settings.glossary or settings.glossary_vector_weight <= 0:
+        return None
+    if "en" in index_languages or "de" not in index_languages or query_language(query) != "en":
+        return None
+    return load_glossary(settings.glossary_path).translate(query) or None
 
 
 def cross_lingual_query(

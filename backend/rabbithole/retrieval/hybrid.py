@@ -7,8 +7,9 @@ one stays), and every hit gets comparable scores:
 
 - ``score``: RRF normalized by the maximum possible RRF, in [0, 1]; 1.0 = ranked first by every
   retriever that ran (hybrid: both; a hit found by only one of them scores at most 0.5);
-- ``similarity``: cosine similarity to the query (vectors of BM25-only hits are fetched from the store);
-  None in "bm25" mode unless a query vector was given;
+- ``similarity``: cosine similarity to the query; for BM25-only hits from their stored vectors (the copy
+  kept beside the BM25 index, see :mod:`rabbithole.retrieval.vector_cache`, else the store); None in
+  "bm25" mode unless a query vector was given;
 - ``bm25``: raw BM25 score (0.0 when no query term occurs); None in "vector" mode;
 - ``vector_rank`` / ``bm25_rank``: 1-based ranks in the merged candidate lists, None when not a candidate.
 
@@ -21,7 +22,9 @@ that collection's BM25 index by the German terms of the English phrases it conta
 see :mod:`rabbithole.retrieval.glossary`), together with its citations, numbers and names. When the glossary
 knows no phrase of the query (or is switched off), hybrid mode leaves that collection's BM25 out, which could
 only add noise; when no collection runs BM25, the query is fused from the vector ranking alone (so 1.0 =
-first by vector).
+first by vector). The same translation moves the query vector (:meth:`HybridSearcher.embed_query`,
+``retrieval.glossary_vector_weight``). In hybrid mode each retriever's first ``retrieval.pin_first``
+candidates are kept among the first ``PIN_WITHIN`` results (:func:`fusion.pin_first_ranks`).
 """
 
 from __future__ import annotations
@@ -42,13 +45,14 @@ from rabbithole.core.models import Chunk, SearchHit
 from rabbithole.embeddings.base import Embedder, FloatArray, l2_normalize
 from rabbithole.retrieval.bm25_index import BM25Index, BM25Indexes, BM25Params, BM25Result
 from rabbithole.retrieval.filters import SearchFilters
-from rabbithole.retrieval.fusion import Fused, dedup_overlapping, reciprocal_rank_fusion
-from rabbithole.retrieval.glossary import cross_lingual_query
+from rabbithole.retrieval.fusion import Fused, dedup_overlapping, pin_first_ranks, reciprocal_rank_fusion
+from rabbithole.retrieval.glossary import cross_lingual_query, cross_lingual_text
 from rabbithole.retrieval.rerank import Reranker, create_reranker
 from rabbithole.retrieval.score_fusion import ScoreFusion
 from rabbithole.retrieval.source import ChunkSource
 from rabbithole.retrieval.thesaurus import expanded_query
 from rabbithole.retrieval.tokenizer import query_language, tokenize_query
+from rabbithole.retrieval.vector_cache import VectorCache
 
 if TYPE_CHECKING:
     from rabbithole.core.config import Settings
@@ -57,6 +61,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+#: retrieval.pin_first keeps each retriever's first candidates among this many first results
+PIN_WITHIN = 5
 #: candidates fetched beyond k in the first page (dedup may drop some)
 FETCH_MARGIN = 5
 
@@ -116,6 +122,7 @@ class HybridSearcher:
         self.cross_lingual_skip = cross_lingual_skip
         self._fusion = ScoreFusion()
         self.reranker = reranker
+        self.vector_cache = VectorCache()
 
     @classmethod
     def from_settings(
@@ -154,8 +161,21 @@ class HybridSearcher:
             candidates=candidates,
         ).hits
 
-    def embed_query(self, query: str) -> FloatArray:
-        return self.embedder.embed_query(query)
+    def embed_query(self, query: str, collections: str | Sequence[str] | None = None) -> FloatArray:
+        """The query's vector. With ``collections``: an English question over collections whose documents
+        are German (none English) is embedded as its own unit vector plus ``glossary_vector_weight`` times
+        the unit vector of its glossary translation (:func:`cross_lingual_text`)."""
+        vector = self.embedder.embed_query(query)
+        if collections is None or self.settings.glossary_vector_weight <= 0:
+            return vector
+        names = [collections] if isinstance(collections, str) else list(collections)
+        languages = tuple(dict.fromkeys(lang for name in names for lang in self.bm25.get(name).languages))
+        german = cross_lingual_text(query, languages, self.settings)
+        if german is None:
+            return vector
+        translated = self.embedder.embed_query(german)
+        weight = np.float32(self.settings.glossary_vector_weight)
+        return l2_normalize(l2_normalize(vector) + weight * l2_normalize(translated))
 
     def run(
         self,
@@ -210,7 +230,7 @@ class HybridSearcher:
                         )
         elif use_vector:
             t = time.perf_counter()
-            qvec = self.embedder.embed_query(query)
+            qvec = self.embed_query(query, names)
             timings["embed"] = time.perf_counter() - t
 
         info: dict[Key, _Info] = {}
@@ -234,6 +254,7 @@ class HybridSearcher:
         skipped_bm25: list[str] = []
         translated_for: list[str] = []
         bm25_tokens: dict[str, tuple[BM25Index, list[str]]] = {}  # per collection: for heading matches
+        # (also the index whose stored vectors give BM25-only hits their similarity)
         if use_bm25:
             t = time.perf_counter()
             scored_b: list[tuple[float, int, Key]] = []
@@ -280,6 +301,8 @@ class HybridSearcher:
                 depth,
                 self.settings,
             )
+        if mode == "hybrid" and self.settings.pin_first > 0:
+            fused = pin_first_ranks(fused, self.settings.pin_first, PIN_WITHIN)
         timings["fuse"] = time.perf_counter() - t
 
         rerank = self.reranker is not None and mode == "hybrid"
@@ -289,7 +312,8 @@ class HybridSearcher:
 
         t = time.perf_counter()
         if qvec is not None:
-            self._fill_similarity([f.key for f in top], info, qvec, handles)
+            indexes = {name: index for name, (index, _) in bm25_tokens.items()}
+            self._fill_similarity([f.key for f in top], info, qvec, handles, indexes)
         if bm25_results:
             for f in top:
                 entry = info.setdefault(f.key, _Info())
@@ -352,9 +376,11 @@ class HybridSearcher:
         return self._open(collection, check_model=False)[1]
 
     def warm(self, collection: str) -> None:
-        """Open the collection's vector handle (checking its model) and load its BM25 index."""
-        revision, _ = self._open(collection, check_model=True)
-        self.bm25.get(collection, revision=revision)
+        """Open the collection's vector handle (checking its model), load its BM25 index and keep a copy of
+        its vectors beside it (built once per revision: after an ingestion, this is where it is built)."""
+        revision, handle = self._open(collection, check_model=True)
+        index = self.bm25.get(collection, revision=revision)
+        self.vector_cache.build(self.bm25.directory(collection), index, handle)
 
     def invalidate(self, collection: str) -> None:
         """Drop the in-memory BM25 index of a collection (e.g. after re-ingesting it)."""
@@ -419,10 +445,16 @@ class HybridSearcher:
                 out[(collection, chunk_id)] = chunk
         return out
 
-    @staticmethod
     def _fill_similarity(
-        keys: Sequence[Key], info: dict[Key, _Info], qvec: FloatArray, handles: dict[str, VectorCollection]
+        self,
+        keys: Sequence[Key],
+        info: dict[Key, _Info],
+        qvec: FloatArray,
+        handles: dict[str, VectorCollection],
+        indexes: dict[str, BM25Index],
     ) -> None:
+        """The similarity of hits the vector query did not return: their vectors come from the copy kept
+        beside the BM25 index when it is current, else from the store (the same stored float32 values)."""
         missing: dict[str, list[str]] = {}
         for key in keys:
             if info.setdefault(key, _Info()).similarity is None:
@@ -431,6 +463,18 @@ class HybridSearcher:
             handle = handles[collection]
             if handle.dim != qvec.shape[0]:
                 continue  # bm25 mode with a query vector of another model: no similarity
-            for chunk_id, vector in handle.get_embeddings(ids).items():
+            vectors: dict[str, FloatArray] = {}
+            index = indexes.get(collection)
+            cached = self.vector_cache.get(self.bm25.directory(collection), index) if index else None
+            if cached is not None and index is not None:
+                for chunk_id in ids:
+                    row = index.row_of(chunk_id)
+                    vector = cached.vector(row) if row is not None else None
+                    if vector is not None:
+                        vectors[chunk_id] = vector
+            rest = [chunk_id for chunk_id in ids if chunk_id not in vectors]
+            if rest:
+                vectors.update(handle.get_embeddings(rest))
+            for chunk_id, vector in vectors.items():
                 similarity = float(np.clip(np.dot(l2_normalize(vector), qvec), -1.0, 1.0))
                 info[(collection, chunk_id)].similarity = similarity

@@ -42,14 +42,17 @@ class ScoreFusion:
         if bm25 is not None:
             scores["bm25"] = max_normalized(bm25)
         weights = {"vector": 1.0 - settings.bm25_weight, "bm25": settings.bm25_weight}
-        bonus: dict[Key, float] | None = None
-        if query_tokens and settings.heading_weight > 0:
-            bonus = {}
-            base = weighted_score_fusion(scores, weights)
+        if not query_tokens or settings.heading_weight <= 0:
+            return weighted_score_fusion(scores, weights)
+
+        def heading_bonus(base: list[Fused[Key]]) -> dict[Key, float]:
+            bonus: dict[Key, float] = {}
             cutoff = base[depth - 1].rrf - settings.heading_weight if len(base) >= depth else -1.0
             for key in (f.key for f in base if f.rrf >= cutoff):
                 entry = query_tokens.get(key[0])
                 row = entry[0].row_of(key[1]) if entry is not None else None
                 if entry is not None and row is not None:
                     bonus[key] = self._headings.match(entry[0], row, entry[1])
-        return weighted_score_fusion(scores, weights, bonus, settings.heading_weight)
+            return bonus
+
+        return weighted_score_fusion(scores, weights, None, settings.heading_weight, bonus_of=heading_bonus)

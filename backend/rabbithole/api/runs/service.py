@@ -26,6 +26,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from rabbithole.api.runs.broker import EventBroker
+from rabbithole.api.runs.progress import PROGRESS_TYPES, RunProgress
 from rabbithole.api.runs.schemas import ResumeBody, check_fits
 from rabbithole.core.errors import RabbitholeError, RunFailedError, RunStateError
 from rabbithole.research.context import RunOverrides
@@ -63,6 +64,7 @@ class RunService:
         self._waiting: deque[_Job] = deque()
         self._active: dict[str, asyncio.Task[None]] = {}
         self._locks: dict[str, asyncio.Lock] = {}
+        self._progress: dict[str, RunProgress] = {}  # runs executing here, updated by _emit
         self._closing = False
         self.lease_s = services.settings.research.run_lease_s
         self.leases = RunLeases(self.registry.engine, process_owner(), self.lease_s)
@@ -188,6 +190,18 @@ class RunService:
         self.broker.close_run(run_id)
         self.broker.publish_change({"change": "deleted", "run_id": run_id})
 
+    def progress(self, run_id: str) -> RunProgress:
+        """The run's todo list, warnings and last event number: live for a run executing here (no
+        database read), folded from its persisted events otherwise."""
+        live = self._progress.get(run_id)
+        if live is not None:
+            return live
+        return self._stored_progress(run_id)
+
+    def _stored_progress(self, run_id: str) -> RunProgress:
+        events = self.events.after(run_id, 0, types=PROGRESS_TYPES)
+        return RunProgress.of(events, self.events.last_seq(run_id))
+
     def busy(self, run_id: str) -> bool:
         """Executing, or queued to execute."""
         return run_id in self._active or any(job.run_id == run_id for job in self._waiting)
@@ -211,6 +225,7 @@ class RunService:
 
     def _finished(self, run_id: str, _task: asyncio.Task[None]) -> None:
         self._active.pop(run_id, None)
+        self._progress.pop(run_id, None)
         if not self.busy(run_id):
             self.leases.release(run_id)
         self._pump()
@@ -236,6 +251,7 @@ class RunService:
             if kind == "phase":
                 self._changed(run_id)
 
+        self._progress[run_id] = self._stored_progress(run_id)
         self._status(run_id, "running", update=False)
         try:
             await self.runner.advance(run_id, job.resume, on_event=sink)
@@ -258,6 +274,9 @@ class RunService:
 
     def _emit(self, run_id: str, kind: str, data: dict[str, Any]) -> RunEvent:
         event = self.events.append(run_id, kind, data)
+        live = self._progress.get(run_id)
+        if live is not None:
+            live.add(event)
         self.broker.publish(event)
         return event
 

@@ -63,6 +63,17 @@ SSE_EVENT_SCHEMA: dict[str, Any] = {
 }
 
 
+#: A run's server-sent event: ``event`` is one of EVENT_TYPES, so clients generated from the OpenAPI document
+#: know the types (the web app listens for exactly these).
+RUN_SSE_EVENT_SCHEMA: dict[str, Any] = {
+    **SSE_EVENT_SCHEMA,
+    "properties": {
+        **SSE_EVENT_SCHEMA["properties"],
+        "event": {"type": "string", "enum": list(EVENT_TYPES)},
+    },
+}
+
+
 def _json_error(description: str) -> dict[str, Any]:
     """An error answer of a streaming route: JSON (the one error body), not an event stream."""
     ref = {"$ref": "#/components/schemas/ErrorResponse"}
@@ -79,7 +90,7 @@ _SSE: dict[int | str, dict[str, Any]] = {
         "description": "A stream of server-sent events: `id` is the event's number, `event` its type, "
         f"`data` a JSON object with `type`, `run_id`, `seq`, `created_at` and the event's fields. "
         f"Types: {', '.join(EVENT_TYPES)}.",
-        "content": {"text/event-stream": {"schema": SSE_EVENT_SCHEMA}},
+        "content": {"text/event-stream": {"schema": RUN_SSE_EVENT_SCHEMA}},
     },
 }
 

@@ -73,7 +73,9 @@ async def follow_references(state: DigState, runtime: Runtime[ResearchContext]) 
     for seed in state["seeds"]:
         by_collection[seed.collection].append(seed.chunk_id)
     scores = {s.chunk_id: s for s in state["seeds"]}
-    vector = await asyncio.to_thread(ctx.searcher.embed_query, f"{task.title}\n{anchor.question}")
+    vector = await asyncio.to_thread(
+        ctx.searcher.embed_query, f"{task.title}\n{anchor.question}", list(by_collection)
+    )
     scoped_query = (task.corpus_queries or task.queries or [task.title])[0]
 
     def prepare(collection: str, ids: list[str]) -> tuple[Any, list[SearchHit]]:

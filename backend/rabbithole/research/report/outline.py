@@ -1,5 +1,7 @@
 """The outline as proposed and as the user edits it (pure): deduplicated titles, at most a limit of
-sections, renumbered s1..sn; an edited section keeps its questions only while its title is unchanged."""
+sections, renumbered s1..sn. An edited section is searched for the questions the user sent (blank and
+repeated ones dropped; none left: its title); without them it keeps its questions only while its title is
+unchanged. Its queries in the documents' language are kept only while its title and questions are."""
 
 from __future__ import annotations
 
@@ -12,6 +14,10 @@ from rabbithole.research.report.schemas import OutlineAnswer, SectionDraft
 
 class OutlineEditError(ValueError):
     """An edited outline that cannot be used (no section, too many, empty or duplicate titles)."""
+
+
+def _keys(texts: Sequence[str]) -> list[str]:
+    return [text_key(t) for t in texts]
 
 
 def renumber(sections: Sequence[SectionSpec]) -> list[SectionSpec]:
@@ -64,7 +70,9 @@ def apply_answer(proposed: Sequence[SectionSpec], answer: OutlineAnswer, limit: 
         before = known.get(edit.id) if edit.id else None
         same = before is not None and text_key(before.title) == text_key(title)
         if edit.questions is not None:
-            questions, corpus = unique_texts(edit.questions), []
+            questions = unique_texts(edit.questions) or [title]
+            kept = same and before is not None and _keys(questions) == _keys(before.questions)
+            corpus = before.corpus_queries if kept and before is not None else []
         elif same and before is not None:
             questions, corpus = before.questions, before.corpus_queries
         else:

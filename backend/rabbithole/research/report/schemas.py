@@ -4,7 +4,7 @@ carry ids are built per call with the ids the model may use (an enum)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, create_model, model_validator
 
@@ -86,14 +86,23 @@ def review_schema(section_ids: Sequence[str]) -> type[BaseModel]:
     )
 
 
+#: The most questions an edited section may have, and the longest one.
+MAX_SECTION_QUESTIONS = 6
+MAX_QUESTION_LENGTH = 500
+
+
 class SectionEdit(BaseModel):
-    """A section as the user leaves it: an existing id keeps its questions unless its title changed."""
+    """A section as the user leaves it. ``questions``: what it is searched for (blank and repeated ones
+    dropped; none left: its title). Left out, a kept section (same id and title) keeps its questions, and a
+    renamed or added one is searched under its title."""
 
     id: str | None = None
     title: str = Field(min_length=1, max_length=500)
     description: str = Field("", max_length=2000)
     research: bool = True
-    questions: list[str] | None = Field(None, max_length=6)
+    questions: list[Annotated[str, Field(max_length=MAX_QUESTION_LENGTH)]] | None = Field(
+        None, max_length=MAX_SECTION_QUESTIONS
+    )
 
     model_config = {"extra": "forbid"}
 

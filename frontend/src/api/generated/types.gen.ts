@@ -1258,7 +1258,9 @@ export type SearchResultItem = {
 /**
  * SectionEdit
  *
- * A section as the user leaves it: an existing id keeps its questions unless its title changed.
+ * A section as the user leaves it. ``questions``: what it is searched for (blank and repeated ones
+ * dropped; none left: its title). Left out, a kept section (same id and title) keeps its questions, and a
+ * renamed or added one is searched under its title.
  */
 export type SectionEdit = {
     /**
@@ -2957,7 +2959,7 @@ export type RunEventsResponses = {
      * A stream of server-sent events: `id` is the event's number, `event` its type, `data` a JSON object with `type`, `run_id`, `seq`, `created_at` and the event's fields. Types: status, phase, language, clarification, assessment, plan, todo, task_progress, reference_followed, warning, remediation, outline, section, interrupt, report, error, done.
      */
     200: {
-        event?: string;
+        event?: 'status' | 'phase' | 'language' | 'clarification' | 'assessment' | 'plan' | 'todo' | 'task_progress' | 'reference_followed' | 'warning' | 'remediation' | 'outline' | 'section' | 'interrupt' | 'report' | 'error' | 'done';
         id?: string;
         /**
          * A JSON object: the event's fields.

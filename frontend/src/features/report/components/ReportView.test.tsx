@@ -57,6 +57,15 @@ describe("report view of a report run", () => {
     expect(screen.getAllByRole("link", { name: "Introduction" })).toHaveLength(1);
   });
 
+  it("moves to a section from the contents without leaving the page (routes live in the hash)", async () => {
+    const user = userEvent.setup();
+    renderWithProviders(<ReportView runId="r9" result={report} onCite={vi.fn()} active={null} />);
+    const before = window.location.hash;
+    await user.click(within(screen.getByRole("navigation", { name: "Contents" })).getByRole("link", { name: "Dose limits" }));
+    expect(screen.getAllByTestId("report-section")[1]).toHaveFocus();
+    expect(window.location.hash).toBe(before);
+  });
+
   it("opens a document's citation in the viewer and links a web source to its page, marked as such", async () => {
     const user = userEvent.setup();
     const onCite = vi.fn();

@@ -65,7 +65,7 @@ export default function ReportView({
           {title && <ReportMarkdown markdown={title} {...markdownProps} />}
           <ReportContents sections={sections} />
           {sections.map((section) => (
-            <section key={section.id} id={sectionAnchor(section.id)} data-testid="report-section">
+            <section key={section.id} id={sectionAnchor(section.id)} data-testid="report-section" tabIndex={-1}>
               <ReportMarkdown markdown={section.markdown} {...markdownProps} />
             </section>
           ))}

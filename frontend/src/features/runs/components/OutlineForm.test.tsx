@@ -32,7 +32,9 @@ describe("outline form", () => {
     expect(screen.getByRole("textbox", { name: "Title of section 2" })).toHaveValue("Dose limits");
     expect(screen.getByRole("checkbox", { name: "Research section 1 in the documents" })).not.toBeChecked();
     expect(screen.getByRole("checkbox", { name: "Research section 2 in the documents" })).toBeChecked();
-    expect(screen.getByRole("list", { name: "Questions of section 2" })).toHaveTextContent("Which dose limits apply?");
+    expect(screen.getByRole("textbox", { name: "Question 1 of section 2" })).toHaveValue("Which dose limits apply?");
+    // a framing section is not searched: no questions to edit
+    expect(screen.queryByRole("group", { name: "Questions of section 1" })).not.toBeInTheDocument();
     await user.click(screen.getByRole("button", { name: "Approve outline" }));
     expect(onSubmit).toHaveBeenCalledExactlyOnceWith({ action: "approve" });
   });
@@ -55,9 +57,48 @@ describe("outline form", () => {
       sections: [
         { id: "s1", title: "Introduction", description: "Scope", research: true },
         { title: "Conclusion", description: "", research: false },
-        { id: "s2", title: "Dose limits per year", description: "§ 78", research: true },
+        // renamed: the questions the form shows are sent, so the section is not searched under its title only
+        { id: "s2", title: "Dose limits per year", description: "§ 78", research: true, questions: ["Which dose limits apply?"] },
       ],
     });
+  });
+
+  it("edits a section's questions: rewrite, add, remove; blank ones dropped; an added section sends its own", async () => {
+    const { user, onSubmit } = renderForm();
+    const q31 = screen.getByRole("textbox", { name: "Question 1 of section 3" });
+    await user.clear(q31);
+    await user.type(q31, "Who measures the dose?");
+    await user.click(screen.getByRole("button", { name: "Add a question to section 3" }));
+    expect(screen.getByRole("textbox", { name: "Question 2 of section 3" })).toHaveFocus();
+    await user.keyboard("   ");
+    await user.click(screen.getByRole("button", { name: "Add a question to section 3" }));
+    await user.keyboard("How often?");
+    await user.click(screen.getByRole("button", { name: "Remove question 1 of section 2" }));
+    expect(screen.queryByRole("textbox", { name: "Question 1 of section 2" })).not.toBeInTheDocument();
+    expect(screen.getByRole("group", { name: "Questions of section 2" })).toHaveTextContent("searched under its title");
+    await user.type(screen.getByRole("textbox", { name: "New section" }), "Conclusion{Enter}");
+    await user.click(screen.getByRole("button", { name: "Add a question to section 4" }));
+    await user.keyboard("What follows?");
+    await user.click(screen.getByRole("button", { name: "Approve outline" }));
+    expect(onSubmit).toHaveBeenCalledExactlyOnceWith({
+      action: "edit",
+      sections: [
+        { id: "s1", title: "Introduction", description: "Scope", research: false },
+        { id: "s2", title: "Dose limits", description: "§ 78", research: true, questions: [] },
+        { id: "s3", title: "Monitoring", description: "", research: true, questions: ["Who measures the dose?", "How often?"] },
+        { title: "Conclusion", description: "", research: true, questions: ["What follows?"] },
+      ],
+    });
+  });
+
+  it("approves unchanged when the questions differ only by blank lines, and stops adding at six", async () => {
+    const { user, onSubmit } = renderForm();
+    const add = screen.getByRole("button", { name: "Add a question to section 2" });
+    for (let i = 0; i < 5; i += 1) await user.click(add);
+    expect(screen.getAllByRole("textbox", { name: /^Question \d of section 2$/ })).toHaveLength(6);
+    expect(add).toBeDisabled();
+    await user.click(screen.getByRole("button", { name: "Approve outline" }));
+    expect(onSubmit).toHaveBeenCalledExactlyOnceWith({ action: "approve" });
   });
 
   it("reorders with Alt+ArrowDown in a title, keeping the focus on the moved section; a toggle alone is an edit", async () => {

@@ -1,15 +1,19 @@
-import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import { useState, type FormEvent } from "react";
 import { useI18n } from "../../../shared/i18n/i18n";
 import type { OutlineInterrupt, ResumeBody } from "../events/types";
+import { AddItem, ItemActions } from "./EditableListControls";
 import { draftOfOutline, outlineApproval, outlineFeedback, type DraftSection } from "./outlineEdits";
-import { move, moveTo } from "./planEdits";
+import { SectionQuestions } from "./SectionQuestions";
+import { useEditableList } from "./useEditableList";
 
 let added = 0;
 
 /**
- * The report outline form: rename sections, edit their descriptions, toggle their research, remove, add and
- * reorder them (buttons, or Alt+ArrowUp / Alt+ArrowDown in a title), then approve; or send feedback text,
- * which re-plans the outline. Sends OutlineAnswer (approve, edit or feedback).
+ * The report outline form: rename sections, edit their descriptions and (research sections) the questions they
+ * are searched for, toggle their research,
+ * remove, add and reorder them (drag a section's handle, buttons, or Alt+ArrowUp / Alt+ArrowDown in a title),
+ * then approve; or send feedback text, which re-plans the outline. Sends OutlineAnswer (approve, edit or
+ * feedback).
  */
 export function OutlineForm({
   interrupt,
@@ -21,51 +25,19 @@ export function OutlineForm({
   pending: boolean;
 }) {
   const { t } = useI18n();
-  const [draft, setDraft] = useState<DraftSection[]>(() => draftOfOutline(interrupt.sections));
-  const [newTitle, setNewTitle] = useState("");
+  const list = useEditableList<DraftSection>(() => draftOfOutline(interrupt.sections));
+  const draft = list.items;
   const [feedback, setFeedback] = useState("");
-  const [focusKey, setFocusKey] = useState<string | null>(null);
-  const inputs = useRef(new Map<string, HTMLInputElement>());
-
-  useEffect(() => {
-    if (focusKey !== null) inputs.current.get(focusKey)?.focus();
-  }, [focusKey, draft]);
-
-  const update = (key: string, patch: Partial<DraftSection>) =>
-    setDraft((d) => d.map((s) => (s.key === key ? { ...s, ...patch } : s)));
-  const shift = (index: number, by: -1 | 1) => {
-    const key = draft[index]?.key ?? null;
-    setDraft((d) => move(d, index, by));
-    setFocusKey(key);
-  };
   const [dragged, setDragged] = useState<number | null>(null);
+
   const drop = (index: number) => {
     if (dragged === null) return;
-    const key = draft[dragged]?.key ?? null;
-    setDraft((d) => moveTo(d, dragged, index));
+    list.moveItem(dragged, index);
     setDragged(null);
-    setFocusKey(key);
   };
-  const remove = (index: number) => {
-    setDraft((d) => d.filter((_, i) => i !== index));
-    setFocusKey(null);
-  };
-  const add = () => {
-    const title = newTitle.trim();
-    if (!title) return;
+  const add = (title: string) => {
     added += 1;
-    setDraft((d) => [...d, { key: `new-${added}`, id: null, title, description: "", research: true, questions: [] }]);
-    setNewTitle("");
-  };
-  const onTitleKey = (event: KeyboardEvent<HTMLInputElement>, index: number) => {
-    if (!event.altKey) return;
-    if (event.key === "ArrowUp") {
-      event.preventDefault();
-      shift(index, -1);
-    } else if (event.key === "ArrowDown") {
-      event.preventDefault();
-      shift(index, 1);
-    }
+    list.append({ key: `new-${added}`, id: null, title, description: "", research: true, questions: [] });
   };
   const approve = (event: FormEvent) => {
     event.preventDefault();
@@ -124,15 +96,12 @@ export function OutlineForm({
                   <label htmlFor={`section-title-${section.key}`}>{t("outline.sectionTitle", { n })}</label>
                   <input
                     id={`section-title-${section.key}`}
-                    ref={(el) => {
-                      if (el) inputs.current.set(section.key, el);
-                      else inputs.current.delete(section.key);
-                    }}
+                    ref={list.titleRef(section.key)}
                     value={section.title}
                     maxLength={300}
                     aria-describedby="outline-keys"
-                    onChange={(e) => update(section.key, { title: e.target.value })}
-                    onKeyDown={(e) => onTitleKey(e, index)}
+                    onChange={(e) => list.update(section.key, { title: e.target.value })}
+                    onKeyDown={(e) => list.onTitleKey(e, index)}
                   />
                   <label htmlFor={`section-desc-${section.key}`} className="small">
                     {t("outline.sectionDescription", { n })}
@@ -142,41 +111,37 @@ export function OutlineForm({
                     rows={2}
                     maxLength={2000}
                     value={section.description}
-                    onChange={(e) => update(section.key, { description: e.target.value })}
+                    onChange={(e) => list.update(section.key, { description: e.target.value })}
                   />
                   <label className="check">
                     <input
                       type="checkbox"
                       checked={section.research}
                       aria-label={t("outline.research", { n })}
-                      onChange={(e) => update(section.key, { research: e.target.checked })}
+                      onChange={(e) => list.update(section.key, { research: e.target.checked })}
                     />
                     {section.research ? t("outline.researched") : t("outline.framing")}
                   </label>
-                  {section.questions.length > 0 && (
-                    <ul className="muted small" aria-label={t("outline.questions", { n })}>
-                      {section.questions.map((q, i) => (
-                        <li key={i}>{q}</li>
-                      ))}
-                    </ul>
+                  {section.research && (
+                    <SectionQuestions
+                      sectionKey={section.key}
+                      n={n}
+                      questions={section.questions}
+                      onChange={(questions) => list.update(section.key, { questions })}
+                    />
                   )}
                 </div>
-                <div className="plan-task-actions">
-                  <button type="button" onClick={() => shift(index, -1)} disabled={index === 0} aria-label={t("outline.moveUp", { n })}>
-                    ↑
-                  </button>
-                  <button
-                    type="button"
-                    onClick={() => shift(index, 1)}
-                    disabled={index === draft.length - 1}
-                    aria-label={t("outline.moveDown", { n })}
-                  >
-                    ↓
-                  </button>
-                  <button type="button" onClick={() => remove(index)} aria-label={t("outline.remove", { n })}>
-                    ✕
-                  </button>
-                </div>
+                <ItemActions
+                  index={index}
+                  count={draft.length}
+                  onShift={list.shift}
+                  onRemove={list.remove}
+                  labels={{
+                    up: t("outline.moveUp", { n }),
+                    down: t("outline.moveDown", { n }),
+                    remove: t("outline.remove", { n }),
+                  }}
+                />
               </li>
             );
           })}
@@ -184,25 +149,14 @@ export function OutlineForm({
         <p id="outline-keys" className="muted small">
           {t("outline.keys")}
         </p>
-        <div className="add-task">
-          <label htmlFor="new-section">{t("outline.newSection")}</label>
-          <input
-            id="new-section"
-            value={newTitle}
-            maxLength={300}
-            disabled={full}
-            onChange={(e) => setNewTitle(e.target.value)}
-            onKeyDown={(e) => {
-              if (e.key === "Enter") {
-                e.preventDefault();
-                add();
-              }
-            }}
-          />
-          <button type="button" onClick={add} disabled={full || !newTitle.trim()}>
-            {t("outline.add")}
-          </button>
-        </div>
+        <AddItem
+          id="new-section"
+          label={t("outline.newSection")}
+          button={t("outline.add")}
+          maxLength={300}
+          disabled={full}
+          onAdd={add}
+        />
         {full && <p className="muted">{t("outline.full", { limit: interrupt.limit })}</p>}
         <button type="submit" className="primary" disabled={pending || empty}>
           {t("outline.approve")}

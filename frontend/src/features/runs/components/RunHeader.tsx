@@ -1,8 +1,15 @@
 import type { RunDetail } from "../../../api/generated/types.gen";
+import type { MessageKey } from "../../../shared/i18n/en";
 import { useI18n } from "../../../shared/i18n/i18n";
 import { formatDuration } from "../../../shared/ui/format";
 import type { RunView } from "../events/types";
 import { StatusBadge } from "./StatusBadge";
+
+const MODE_LABELS: Record<RunDetail["mode"], MessageKey> = {
+  interactive: "newRun.interactive",
+  quick: "newRun.quick",
+  report: "newRun.report",
+};
 
 const ACTIVE = new Set(["queued", "running", "waiting_for_input"]);
 
@@ -42,7 +49,7 @@ export function RunHeader({
         <span>
           {t("run.collections")}: {detail.run.collections.join(", ")}
         </span>
-        <span>{detail.mode === "quick" ? t("newRun.quick") : t("newRun.interactive")}</span>
+        <span data-testid="run-mode">{t(MODE_LABELS[detail.mode])}</span>
         <span>
           {t("run.created")}: <time dateTime={detail.run.created_at}>{formatDate(detail.run.created_at)}</time>
         </span>

@@ -13,23 +13,6 @@ export function draftOf(tasks: TaskSpec[]): DraftTask[] {
   return tasks.map((t) => ({ key: t.id, id: t.id, title: t.title, description: t.description ?? "" }));
 }
 
-export function move<T>(items: readonly T[], index: number, by: -1 | 1): T[] {
-  const to = index + by;
-  if (to < 0 || to >= items.length) return [...items];
-  const next = [...items];
-  [next[index], next[to]] = [next[to]!, next[index]!];
-  return next;
-}
-
-/** ``items`` with the one at ``from`` taken out and put at ``to`` (drag and drop). */
-export function moveTo<T>(items: readonly T[], from: number, to: number): T[] {
-  if (from === to || from < 0 || to < 0 || from >= items.length || to >= items.length) return [...items];
-  const next = [...items];
-  const [item] = next.splice(from, 1);
-  next.splice(to, 0, item!);
-  return next;
-}
-
 /**
  * The body of the plan answer (PlanAnswer): `{tasks: null}` when the plan is approved as proposed, else
  * the edited plan in its order: kept tasks with their id (the server keeps their queries unless the title
