@@ -337,6 +337,12 @@ class ResearchSettings(BaseModel):
     extract_batch_tokens: int = Field(
         3000, ge=200, description="Passage tokens per extraction call (several passages per call)."
     )
+    gate_ahead: bool = Field(
+        True,
+        description="Judge the second hop's candidate references beside the first hop's (two gate calls at "
+        "once, listed by a dry expansion that follows every first-hop reference) instead of after them, "
+        "when concurrency is above 1.",
+    )
     tier_primary: float = Field(0.6, ge=0.0, le=1.0, description="Tier score of primary evidence.")
     tier_secondary: float = Field(0.4, ge=0.0, le=1.0, description="Tier score of secondary evidence.")
     drift_primary: float = Field(

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from rabbithole.catalog.repository import Catalog
     from rabbithole.core.config import ReportSettings, ResearchSettings
     from rabbithole.embeddings.base import Embedder
+    from rabbithole.embeddings.memo import TextVectors
     from rabbithole.llm.factory import LLMClient
     from rabbithole.references.tracing import ReferenceEngine
     from rabbithole.research.language import LanguageDetector
@@ -69,3 +70,4 @@ class ResearchContext:
     depth: int
     report: ReportSettings | None = None  # report mode (None: the configured defaults)
     web: WebResearch | None = None  # report mode: a section also searches the web (None: off)
+    vectors: TextVectors | None = None  # report mode: texts embedded early for the support check

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from langgraph.types import Command
 
 from rabbithole.core.errors import InvalidRequestError, RabbitholeError, RunFailedError, RunStateError
+from rabbithole.embeddings.memo import TextVectors
 from rabbithole.research.context import ResearchContext, RunOverrides
 from rabbithole.research.llm_step import merge_counts
 from rabbithole.research.models import ResearchResult, RunMode
@@ -142,6 +143,7 @@ class ResearchRunner:
             depth=depth,
             report=report,
             web=web,
+            vectors=TextVectors(services.embedder) if record.mode == "report" else None,
         )
 
     def config(self, run_id: str, context: ResearchContext) -> dict[str, Any]:

@@ -1,10 +1,9 @@
-"""Nodes of digging one task: one LLM or I/O step each (the reference gate asks the model once per depth
-from inside the expansion step, never once per reference)."""
+"""Nodes of digging one task: one LLM or I/O step each (the reference gate, ``gating``, asks the model once
+per depth from inside the expansion step, never once per reference)."""
 
 from __future__ import annotations
 
 import asyncio
-import functools
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
@@ -12,25 +11,20 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from rabbithole.core.models import PageText, SearchHit
-from rabbithole.references.expansion import GateRequest
 from rabbithole.research import events
 from rabbithole.research.anchor import anchor_text
 from rabbithole.research.context import ResearchContext
 from rabbithole.research.dig import prompts
 from rabbithole.research.dig.evidence import evidence_from_findings, evidence_order
-from rabbithole.research.dig.schemas import TaskQueries, TaskSummaryDraft, extraction_schema, gate_schema
+from rabbithole.research.dig.gating import AHEAD_DEPTHS, ReferenceGate, candidates_ahead
+from rabbithole.research.dig.schemas import TaskQueries, TaskSummaryDraft, extraction_schema
 from rabbithole.research.dig.selection import batches_of, select_passages
 from rabbithole.research.dig.state import DigState, ExtractInput
 from rabbithole.research.evidence.drift import anchor_similarities
 from rabbithole.research.evidence.numbering import number_passages, render_numbered
-from rabbithole.research.llm_step import StepResult, ask, ask_sync
+from rabbithole.research.llm_step import ask
 from rabbithole.research.models import Passage, TaskResult, TaskSummary
 from rabbithole.research.passages import from_expansion, from_hit, merge_hits
-
-#: Candidate references judged in one gate call at most (the prompt stays small); more are followed.
-MAX_GATED = 60
-#: Tokens of the gate prompt kept for the instructions, the task, the output schema and a margin.
-GATE_RESERVE = 1200
 
 
 async def make_queries(state: DigState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
@@ -66,107 +60,76 @@ async def search(state: DigState, runtime: Runtime[ResearchContext]) -> dict[str
 
 async def follow_references(state: DigState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
     """I/O: reference expansion from the seeds of each collection, with the LLM gate judging all candidate
-    references of one depth in one call (invalid gate output: follow them all, with a warning)."""
+    references of one depth in one call (invalid gate output: follow them all, with a warning); with
+    ``research.gate_ahead`` (and a concurrency above 1) the first two depths are judged side by side
+    (``gating``)."""
     ctx = runtime.context
     task, anchor = state["task"], state["anchor"]
     events.task_progress(task.id, "following_references")
-    counts: dict[str, int] = {}
-    warnings: list[str] = []
-    judged: list[dict[str, Any]] = []
+    gate = ReferenceGate(ctx, task, anchor)
+    # two calls at once only where the run makes calls side by side (concurrency 1: one after the other)
+    ahead = ctx.settings.gate_ahead and ctx.settings.concurrency > 1 and ctx.depth >= max(AHEAD_DEPTHS)
+    by_collection: dict[str, list[str]] = defaultdict(list)
+    for seed in state["seeds"]:
+        by_collection[seed.collection].append(seed.chunk_id)
+    scores = {s.chunk_id: s for s in state["seeds"]}
+    vector = await asyncio.to_thread(
+        ctx.searcher.embed_query, f"{task.title}\n{anchor.question}", list(by_collection)
+    )
+    scoped_query = (task.corpus_queries or task.queries or [task.title])[0]
 
-    def gate(depth: int, all_requests: Sequence[GateRequest], *, engine: Any) -> set[int]:
-        # as many candidates as fit one prompt (most relevant passages first); the rest is followed
-        lines: list[str] = []
-        room = ctx.llm.window.budget - GATE_RESERVE
-        for i, r in enumerate(all_requests[:MAX_GATED]):
-            line = prompts.gate_line(i, r, _heading(engine, r))
-            room -= ctx.llm.window.count_text(line) + 2
-            if room < 0:
-                break
-            lines.append(line)
-        if not lines:
-            return set(range(len(all_requests)))
-        schema = gate_schema(len(lines))
-        step: StepResult[Any] = ask_sync(ctx.llm, "gate", schema, prompts.gate_prompt(task, anchor, lines))
-        counts["gate"] = counts.get("gate", 0) + step.requests
-        warnings.extend(f"{w} (references at depth {depth} followed)" for w in step.warnings)
-        follow = set(range(len(all_requests)))
-        if step.value is not None:
-            for d in step.value.decisions:  # type: ignore[attr-defined]
-                if not d.follow:
-                    follow.discard(d.index)
-        for i, r in enumerate(all_requests):
-            judged.append(
-                {
-                    "from": {"document": r.source.chunk.document, "section": r.source.chunk.section},
-                    "mention": " ".join(r.reference.mention.split()),
-                    "to": {"document": r.target.document, "section": r.target.section},
-                    "follow": i in follow,
-                    "depth": depth,
-                }
-            )
-        return follow
+    def prepare(collection: str, ids: list[str]) -> tuple[Any, list[SearchHit]]:
+        engine = ctx.reference_engine(collection)
+        chunks = ctx.catalog.get_chunks(collection, ids)
+        hits = [
+            SearchHit(chunks[i], scores[i].search_score or 0.0, scores[i].relevance)
+            for i in ids
+            if i in chunks
+        ]
+        return engine, hits
 
-    def run() -> list[Passage]:
-        by_collection: dict[str, list[str]] = defaultdict(list)
-        for seed in state["seeds"]:
-            by_collection[seed.collection].append(seed.chunk_id)
-        scores = {s.chunk_id: s for s in state["seeds"]}
-        vector = ctx.searcher.embed_query(f"{task.title}\n{anchor.question}", list(by_collection))
-        scoped_query = (task.corpus_queries or task.queries or [task.title])[0]
-        out: list[Passage] = []
-        for collection, ids in by_collection.items():
-            engine = ctx.reference_engine(collection)
-            chunks = ctx.catalog.get_chunks(collection, ids)
-            hits = [
-                SearchHit(chunks[i], scores[i].search_score or 0.0, scores[i].relevance)
-                for i in ids
-                if i in chunks
-            ]
-            result = engine.expand(
-                hits,
-                vector,
-                depth=ctx.depth,
-                batch_gate=functools.partial(gate, engine=engine),
-                query=scoped_query,  # whole-document mentions are followed by a search scoped to it
-            )
-            out.extend(from_expansion(result))
-        return out
+    def expand(engine: Any, hits: list[SearchHit]) -> list[Passage]:
+        result = engine.expand(
+            hits,
+            vector,
+            depth=ctx.depth,
+            batch_gate=gate.batch_gate(engine),
+            query=scoped_query,  # whole-document mentions are followed by a search scoped to it
+        )
+        return from_expansion(result)
 
-    reached = await asyncio.to_thread(run)
-    for item in judged:
+    reached: list[Passage] = []
+    for collection, ids in by_collection.items():
+        engine, hits = await asyncio.to_thread(prepare, collection, ids)
+        if ahead:
+            candidates = await asyncio.to_thread(candidates_ahead, engine, hits, vector, scoped_query)
+            await gate.judge_ahead(candidates, engine)
+        reached.extend(await asyncio.to_thread(expand, engine, hits))
+    for item in gate.judged:
         if item["follow"]:
             events.emit("reference_followed", task_id=task.id, **item)
-    for w in warnings:
+    for w in gate.warnings:
         events.warning(w)
     passages = select_passages(reached, ctx.settings.max_passages, ctx.settings.min_passage_relevance)
     budget = min(ctx.settings.extract_batch_tokens, max(200, ctx.llm.window.budget - 1200))
     batches = batches_of(passages, budget, ctx.llm.window.count_text)
-    followed = sum(1 for j in judged if j["follow"])
+    followed = sum(1 for j in gate.judged if j["follow"])
     events.task_progress(
         task.id,
         "followed_references",
         followed=followed,
-        skipped=len(judged) - followed,
+        skipped=len(gate.judged) - followed,
         passages=len(passages),
     )
     return {
         "passages": passages,
         "retrieved": [p.chunk_id for p in reached],
         "followed": followed,
-        "skipped": len(judged) - followed,
+        "skipped": len(gate.judged) - followed,
         "batches": batches,
-        "task_warnings": warnings,
-        "llm_calls": counts,
+        "task_warnings": gate.warnings,
+        "llm_calls": gate.counts,
     }
-
-
-def _heading(engine: Any, request: GateRequest) -> str:
-    target = request.target
-    if target.document is None or target.section is None:
-        return ""
-    chunks = engine.passages.section_passages(target.document, target.section)
-    return str(chunks[0].heading) if chunks else ""
 
 
 async def extract(state: ExtractInput, runtime: Runtime[ResearchContext]) -> dict[str, Any]:

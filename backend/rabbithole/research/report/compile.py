@@ -60,7 +60,7 @@ async def compile_report(state: ReportState, runtime: Runtime[ResearchContext]) 
         run_id=run_id,
         state=attribution_state,
         evidence=evidence,
-        embed=ctx.embedder.embed_documents,
+        embed=ctx.vectors.embed if ctx.vectors is not None else ctx.embedder.embed_documents,
         support_threshold=ctx.settings.support_threshold,
     )
     names, own = synthesis_labels(language), prompts.labels(language)

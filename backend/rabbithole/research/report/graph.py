@@ -2,14 +2,14 @@
 research run: ``start`` (languages) and ``anchor`` from the run and clarification, and the dig subgraph's
 ``make_queries``, ``search``, ``follow_references`` and ``extract`` inside each section.
 
-start -> anchor (in parallel: the sections need it, the outline does not)
-start -> outline_search -> propose_outline -> approve_outline (interrupt)
+start -> anchor (beside the outline: the sections need it, the outline does not)
+outline_search (beside start) -> propose_outline -> approve_outline (interrupt)
       -> outline_search (feedback: plan again)
       -> section x N (Send, subgraph) -> sections_done -> review -> section x named -> sections_done ...
       -> frame x M (Send) -> compile -> finish
 
 section: plan_round -> [make_queries] -> search -> web_search (optional) -> widen -> follow_references
-         -> extract x batches -> write -> grade
+         -> extract x batches -> write -> grade (and embed_claims beside it, for compile's support check)
          -> plan_round (fail, follow-up queries, depth left) | finish_section
 """
 
@@ -47,6 +47,7 @@ def build_section_graph() -> Any:
     builder.add_node("extract", dig_nodes.extract)
     builder.add_node("write", section_nodes.write)
     builder.add_node("grade", section_nodes.grade)
+    builder.add_node("embed_claims", section_nodes.embed_claims)
     builder.add_node("finish_section", section_nodes.finish_section)
     builder.add_edge(START, "plan_round")
     builder.add_conditional_edges("plan_round", routers.section_start, ["make_queries", "search"])
@@ -57,6 +58,8 @@ def build_section_graph() -> Any:
     builder.add_conditional_edges("follow_references", routers.to_extraction, ["extract", "write"])
     builder.add_edge("extract", "write")
     builder.add_edge("write", "grade")
+    builder.add_edge("write", "embed_claims")  # beside the grade; the vectors go to the run's cache
+    builder.add_edge("embed_claims", END)
     builder.add_conditional_edges("grade", routers.after_grade, ["plan_round", "finish_section"])
     builder.add_edge("finish_section", END)
     return builder.compile()
@@ -77,10 +80,12 @@ def report_graph_builder() -> StateGraph[Any, Any, Any, Any]:
     builder.add_node("frame", nodes.frame)
     builder.add_node("compile", compiling.compile_report)
     builder.add_node("finish", compiling.finish)
+    # the planner searches while the languages are detected (it does not need them); then the anchor is
+    # made while the outline is proposed and approved (the sections need it, the outline does not)
     builder.add_edge(START, "start")
-    builder.add_edge("start", "anchor")  # the anchor is made while the outline is planned and approved
+    builder.add_edge(START, "outline_search")
+    builder.add_edge("start", "anchor")
     builder.add_edge("anchor", END)
-    builder.add_edge("start", "outline_search")
     builder.add_edge("outline_search", "propose_outline")
     builder.add_edge("propose_outline", "approve_outline")
     builder.add_conditional_edges(

@@ -17,9 +17,9 @@ from rabbithole.llm.structured import with_schema_instruction
 from rabbithole.research import events
 from rabbithole.research.context import ResearchContext
 from rabbithole.research.dig.evidence import evidence_order
-from rabbithole.research.evidence.citations import DraftClaim, DraftSection
+from rabbithole.research.evidence.citations import DraftClaim, DraftSection, strip_markers
 from rabbithole.research.llm_step import ask
-from rabbithole.research.models import Passage, SectionGrade, TaskSpec
+from rabbithole.research.models import Evidence, Passage, SectionGrade, TaskSpec
 from rabbithole.research.passages import from_chunk
 from rabbithole.research.report import prompts
 from rabbithole.research.report.assembly import unique_evidence
@@ -209,6 +209,30 @@ async def grade(state: SectionState, runtime: Runtime[ResearchContext]) -> dict[
         "task_warnings": warnings,
         "llm_calls": step.counts(),
     }
+
+
+def support_texts(draft: DraftSection, evidence: Sequence[Evidence]) -> list[str]:
+    """The texts the support check at compile embeds for this draft: each citing sentence (as rendered,
+    markers stripped) and the quotes it cites."""
+    by_id = {e.id: e for e in evidence}
+    texts: list[str] = []
+    for claim in draft.claims:
+        cited = [by_id[i].quote for i in claim.evidence_ids if i in by_id]
+        text = strip_markers(claim.text)
+        if cited and text:
+            texts += [text, *cited]
+    return list(dict.fromkeys(texts))
+
+
+async def embed_claims(state: SectionState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
+    """I/O (embedder), beside the grade (which waits for the model): the draft's cited sentences and their
+    quotes, embedded for the support check at compile. The vectors go to the run's cache
+    (``ResearchContext.vectors``), not to the state: without it, compile embeds them."""
+    vectors = runtime.context.vectors
+    texts = support_texts(state["draft"], state.get("evidence", []))
+    if vectors is not None and texts:
+        await asyncio.to_thread(vectors.embed, texts)
+    return {}
 
 
 def finish_section(state: SectionState) -> dict[str, Any]:
