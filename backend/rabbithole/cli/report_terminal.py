@@ -10,7 +10,6 @@ from rich.console import Console
 from rich.table import Table
 
 from rabbithole.cli.research_terminal import Progress
-from rabbithole.research.report.schemas import MAX_QUESTION_LENGTH, MAX_SECTION_QUESTIONS
 
 OUTLINE_HELP = (
     "Enter: approve · e N TEXT: rename N · d N: remove N · a TEXT: add · m N M: move N to M · "
@@ -103,6 +102,9 @@ def edit_outline(sections: list[dict[str, Any]], command: str) -> bool:
         a, b = (_index(x, sections) for x in rest.split())
         sections.insert(b, sections.pop(a))
     elif verb == "q":
+        # imported here: the report package pulls in langgraph, which every other command can do without
+        from rabbithole.research.report.schemas import MAX_QUESTION_LENGTH, MAX_SECTION_QUESTIONS
+
         number, _, text = rest.partition(" ")
         section = sections[_index(number, sections)]
         questions = [q.strip()[:MAX_QUESTION_LENGTH] for q in text.split(";") if q.strip()]
