@@ -227,11 +227,12 @@ class RetrievalSettings(BaseModel):
     )
     rrf_k: int = Field(60, ge=1, description="Reciprocal rank fusion constant (fusion = rrf).")
     pin_first: int = Field(
-        0,
+        1,
         ge=0,
         le=5,
         description="Hybrid: each retriever's first pin_first candidates are kept among the first 5 results "
-        "(0: off; fusion alone decides).",
+        "(1: a section one retriever ranks first is never fused out of the top 5; 0: off, fusion alone "
+        "decides).",
     )
     reranker: Literal["none", "llm", "cross-encoder"] = Field(
         "none",
