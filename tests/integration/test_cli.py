@@ -8,19 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+from fixtures.cli_runs import rabbithole
 from fixtures.pdfs import build_encrypted_pdf, build_legal_pdf, build_report_pdf
 
 
 def _run(args: list[str], data_dir: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "RABBITHOLE_STORAGE__DATA_DIR": str(data_dir)}
-    return subprocess.run(
-        [sys.executable, "-m", "rabbithole", *args],
-        env=env,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return rabbithole(args, env, stdin, timeout=300)
 
 
 def test_ingest_then_search_json(tmp_path: Path) -> None:

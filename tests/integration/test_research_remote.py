@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,6 +15,7 @@ import httpx
 import pytest
 
 from fixtures.api_server import serving
+from fixtures.cli_runs import rabbithole as run_cli
 from fixtures.run_kb import RUN_COLLECTION
 from rabbithole.api.main import create_app
 from rabbithole.core.config import Settings
@@ -52,14 +52,7 @@ def rabbithole(
     env.pop("RABBITHOLE_API_TOKEN", None)
     if token is not None:
         env["RABBITHOLE_API_TOKEN"] = token
-    return subprocess.run(
-        [sys.executable, "-m", "rabbithole", *args],
-        env=env,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=240,
-    )
+    return run_cli(args, env, stdin, timeout=240)
 
 
 def shape(value: Any) -> Any:
