@@ -1,9 +1,8 @@
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { useState } from "react";
-import { RouterProvider } from "react-router";
 import { ApiError } from "../shared/api/errors";
 import { I18nProvider } from "../shared/i18n/i18n";
-import { createAppRouter } from "./router";
+import { AppRoutes } from "./router";
 
 export function App() {
   const [queryClient] = useState(
@@ -12,11 +11,10 @@ export function App() {
         defaultOptions: { queries: { refetchOnWindowFocus: true, staleTime: 2000, retry: retryOnce } },
       }),
   );
-  const [router] = useState(createAppRouter);
   return (
     <QueryClientProvider client={queryClient}>
       <I18nProvider>
-        <RouterProvider router={router} />
+        <AppRoutes />
       </I18nProvider>
     </QueryClientProvider>
   );
