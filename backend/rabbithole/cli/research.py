@@ -13,24 +13,13 @@ from rich.markdown import Markdown
 from rich.table import Table
 
 from rabbithole.cli.errors import handle_errors
-from rabbithole.cli.research_terminal import END, Progress, ask_clarification, ask_plan
-from rabbithole.cli.run_terminal import Answer, NewRun, run_in_terminal
+from rabbithole.cli.research_terminal import Progress, answer_interrupt
+from rabbithole.cli.run_terminal import NewRun, run_in_terminal
 from rabbithole.core.config import load_settings
 from rabbithole.core.errors import InvalidRequestError
 
 if TYPE_CHECKING:
     from rabbithole.research.models import ResearchResult
-
-
-def _answer(yes: bool, console: Console) -> Answer:
-    """Ask in the terminal, or with --yes end clarification and approve the plan as proposed."""
-
-    def answer(payload: dict[str, Any]) -> Any:
-        if payload.get("kind") == "clarification":
-            return {"answer": END} if yes else ask_clarification(console, payload)
-        return {"tasks": None} if yes else ask_plan(console, payload)
-
-    return answer
 
 
 def _research(
@@ -44,7 +33,14 @@ def _research(
     console = Console(stderr=True, soft_wrap=True)
     new = None if resume else NewRun(question or "", collections, mode, overrides)  # type: ignore[arg-type]
     return asyncio.run(
-        run_in_terminal("research", new, resume, _answer(yes, console), Progress(console), console)
+        run_in_terminal(
+            "research",
+            new,
+            resume,
+            lambda payload: answer_interrupt(console, payload, yes),
+            Progress(console),
+            console,
+        )
     )
 
 

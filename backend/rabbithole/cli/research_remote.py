@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 
 from rabbithole.cli.remote_client import RemoteRuns
-from rabbithole.cli.research_terminal import END, Progress, ask_clarification, ask_plan
+from rabbithole.cli.research_terminal import Progress, answer_interrupt
 from rabbithole.cli.run_terminal import EXIT_WAITING
 from rabbithole.core.errors import RunFailedError, RunStateError
 from rabbithole.research.models import ResearchResult
@@ -22,12 +22,6 @@ from rabbithole.research.models import ResearchResult
 class RemoteOutcome:
     result: ResearchResult
     markdown: str
-
-
-def _answer(payload: dict[str, Any], yes: bool, console: Console) -> dict[str, Any]:
-    if payload.get("kind") == "clarification":
-        return {"answer": END} if yes else ask_clarification(console, payload)
-    return {"tasks": None} if yes else ask_plan(console, payload)
 
 
 def _follow(client: RemoteRuns, run_id: str, after: int, progress: Progress) -> tuple[str, int]:
@@ -64,7 +58,7 @@ def _drive(
         if ask_first:
             interrupt = client.detail(run_id).interrupt
             if interrupt is not None:
-                answer = _answer(interrupt, yes, console)
+                answer = answer_interrupt(console, interrupt, yes)
                 try:
                     client.resume(run_id, answer)
                 except RunStateError as exc:  # another client answered first: show what follows

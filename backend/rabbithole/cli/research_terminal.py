@@ -73,6 +73,14 @@ def ask_clarification(console: Console, payload: dict[str, Any]) -> dict[str, st
     return {"answer": answer}
 
 
+def answer_interrupt(console: Console, payload: dict[str, Any], yes: bool) -> dict[str, Any]:
+    """The answer to a research run's interrupt: asked in the terminal, or with ``yes`` the defaults
+    (end clarification, approve the plan as proposed). Used by local and remote runs alike."""
+    if payload.get("kind") == "clarification":
+        return {"answer": END} if yes else ask_clarification(console, payload)
+    return {"tasks": None} if yes else ask_plan(console, payload)
+
+
 def _show_plan(console: Console, tasks: list[dict[str, Any]]) -> None:
     table = Table(show_header=True, header_style="bold", title="Research plan")
     table.add_column("#")
