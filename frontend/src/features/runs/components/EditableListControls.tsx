@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useState, type KeyboardEvent, type Ref } from "react";
 
 /** An item's ↑ / ↓ / ✕ buttons; the labels name the item ("Move task 2 up"). */
 export function ItemActions({
@@ -72,5 +72,53 @@ export function AddItem({
         {button}
       </button>
     </div>
+  );
+}
+
+/** An item's title and description fields, labelled for screen readers; the title takes the list's keys. */
+export function ItemFields({
+  id,
+  title,
+  description,
+  titleMaxLength,
+  labels,
+  keysHintId,
+  titleRef,
+  onTitleKey,
+  onChange,
+}: {
+  id: string;
+  title: string;
+  description: string;
+  titleMaxLength: number;
+  labels: { title: string; description: string };
+  keysHintId: string;
+  titleRef: Ref<HTMLInputElement>;
+  onTitleKey: (event: KeyboardEvent<HTMLInputElement>) => void;
+  onChange: (patch: { title?: string; description?: string }) => void;
+}) {
+  return (
+    <>
+      <label htmlFor={`${id}-title`}>{labels.title}</label>
+      <input
+        id={`${id}-title`}
+        ref={titleRef}
+        value={title}
+        maxLength={titleMaxLength}
+        aria-describedby={keysHintId}
+        onChange={(e) => onChange({ title: e.target.value })}
+        onKeyDown={onTitleKey}
+      />
+      <label htmlFor={`${id}-desc`} className="small">
+        {labels.description}
+      </label>
+      <textarea
+        id={`${id}-desc`}
+        rows={2}
+        maxLength={2000}
+        value={description}
+        onChange={(e) => onChange({ description: e.target.value })}
+      />
+    </>
   );
 }

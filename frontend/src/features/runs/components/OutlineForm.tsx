@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from "react";
 import { useI18n } from "../../../shared/i18n/i18n";
 import type { OutlineInterrupt, ResumeBody } from "../events/types";
-import { AddItem, ItemActions } from "./EditableListControls";
+import { AddItem, ItemActions, ItemFields } from "./EditableListControls";
 import { draftOfOutline, outlineApproval, outlineFeedback, type DraftSection } from "./outlineEdits";
 import { SectionQuestions } from "./SectionQuestions";
 import { useEditableList } from "./useEditableList";
@@ -93,25 +93,16 @@ export function OutlineForm({
                   ⠿
                 </span>
                 <div className="plan-task-fields">
-                  <label htmlFor={`section-title-${section.key}`}>{t("outline.sectionTitle", { n })}</label>
-                  <input
-                    id={`section-title-${section.key}`}
-                    ref={list.titleRef(section.key)}
-                    value={section.title}
-                    maxLength={300}
-                    aria-describedby="outline-keys"
-                    onChange={(e) => list.update(section.key, { title: e.target.value })}
-                    onKeyDown={(e) => list.onTitleKey(e, index)}
-                  />
-                  <label htmlFor={`section-desc-${section.key}`} className="small">
-                    {t("outline.sectionDescription", { n })}
-                  </label>
-                  <textarea
-                    id={`section-desc-${section.key}`}
-                    rows={2}
-                    maxLength={2000}
-                    value={section.description}
-                    onChange={(e) => list.update(section.key, { description: e.target.value })}
+                  <ItemFields
+                    id={`section-${section.key}`}
+                    title={section.title}
+                    description={section.description}
+                    titleMaxLength={300}
+                    labels={{ title: t("outline.sectionTitle", { n }), description: t("outline.sectionDescription", { n }) }}
+                    keysHintId="outline-keys"
+                    titleRef={list.titleRef(section.key)}
+                    onTitleKey={(e) => list.onTitleKey(e, index)}
+                    onChange={(patch) => list.update(section.key, patch)}
                   />
                   <label className="check">
                     <input

@@ -1,7 +1,7 @@
 import type { FormEvent } from "react";
 import { useI18n } from "../../../shared/i18n/i18n";
 import type { PlanInterrupt, ResumeBody } from "../events/types";
-import { AddItem, ItemActions } from "./EditableListControls";
+import { AddItem, ItemActions, ItemFields } from "./EditableListControls";
 import { draftOf, planAnswer, type DraftTask } from "./planEdits";
 import { useEditableList } from "./useEditableList";
 
@@ -51,25 +51,16 @@ export function PlanForm({
             return (
               <li key={task.key} className="plan-task">
                 <div className="plan-task-fields">
-                  <label htmlFor={`task-title-${task.key}`}>{t("plan.taskTitle", { n })}</label>
-                  <input
-                    id={`task-title-${task.key}`}
-                    ref={list.titleRef(task.key)}
-                    value={task.title}
-                    maxLength={500}
-                    aria-describedby="plan-keys"
-                    onChange={(e) => list.update(task.key, { title: e.target.value })}
-                    onKeyDown={(e) => list.onTitleKey(e, index)}
-                  />
-                  <label htmlFor={`task-desc-${task.key}`} className="small">
-                    {t("plan.taskDescription", { n })}
-                  </label>
-                  <textarea
-                    id={`task-desc-${task.key}`}
-                    rows={2}
-                    maxLength={2000}
-                    value={task.description}
-                    onChange={(e) => list.update(task.key, { description: e.target.value })}
+                  <ItemFields
+                    id={`task-${task.key}`}
+                    title={task.title}
+                    description={task.description}
+                    titleMaxLength={500}
+                    labels={{ title: t("plan.taskTitle", { n }), description: t("plan.taskDescription", { n }) }}
+                    keysHintId="plan-keys"
+                    titleRef={list.titleRef(task.key)}
+                    onTitleKey={(e) => list.onTitleKey(e, index)}
+                    onChange={(patch) => list.update(task.key, patch)}
                   />
                 </div>
                 <ItemActions
