@@ -114,7 +114,7 @@ def test_create_upsert_count_query(store: ChromaStore) -> None:
     assert store.collection_names() == ["Gesetze & Verordnungen"]
 
 
-def test_metadata_and_stored_text(store: ChromaStore) -> None:
+def test_metadata_stored_and_text_left_to_the_catalog(store: ChromaStore) -> None:
     vectors = store.open("c", FakeModel(), create=True)
     chunk = make_chunks("AtG.pdf", 2)[1]
     assert chunk.section is None
@@ -122,7 +122,7 @@ def test_metadata_and_stored_text(store: ChromaStore) -> None:
     raw = store.client.get_collection(chroma_collection_name("c"), embedding_function=None).get(
         ids=[chunk.id], include=["metadatas", "documents"]
     )
-    assert raw["documents"] == [chunk.text]
+    assert raw["documents"] == [None]  # the catalog holds the text: no second copy to index
     assert raw["metadatas"][0] == chunk_metadata(chunk)
     assert raw["metadatas"][0]["section"] == ""
     assert chunk_metadata(make_chunks("x", 1)[0])["section_key"] == section_key("§ 1") == "§1"

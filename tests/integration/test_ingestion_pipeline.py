@@ -254,3 +254,63 @@ def test_model_load_overlaps_parsing_and_warm_up_overlaps_embedding(
     )
     report = pipeline.ingest(folder).collections[0]
     assert sorted(report.added) == ["PrüfG.pdf", "report.pdf"] and not report.problems
+
+
+class _PairedEmbedder:
+    """The real embedder, but a call returns only once another call is in flight beside it (or fails after
+    30 s): it passes only if the pipeline hands the next file to the embedder before the previous one is
+    done, so the embedder's workers never wait for a file boundary."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.pair = threading.Barrier(2, timeout=30)
+        self.calls = 0
+        self.counting = threading.Lock()
+
+    @property
+    def model_id(self) -> str:
+        return self.inner.model_id
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    def embed_documents(self, texts: Sequence[str]) -> FloatArray:
+        with self.counting:
+            self.calls += 1
+            first_two = self.calls <= 2
+        if first_two:
+            self.pair.wait()  # the first two files meet here
+        return self.inner.embed_documents(texts)
+
+    def embed_query(self, text: str) -> FloatArray:
+        return self.inner.embed_query(text)
+
+
+def test_two_files_are_embedded_at_once_and_stored_in_order(
+    tmp_path: Path, make_services: ServicesFactory
+) -> None:
+    folder = tmp_path / "laws"
+    folder.mkdir()
+    build_legal_pdf(folder / "A-PrüfG.pdf")
+    build_report_pdf(folder / "B-report.pdf")
+    build_legal_pdf(folder / "C-PrüfG.pdf")
+    services = make_services()
+    embedder = _PairedEmbedder(services.embedder)
+    events: list[tuple[str, str]] = []
+    pipeline = IngestionPipeline(
+        settings=services.settings.ingestion,
+        catalog=services.catalog,
+        parser=AutoParser(services.settings.ingestion),
+        embedder_factory=lambda: embedder,
+        store_factory=lambda: services.store,
+        tokens_factory=lambda: services.tokens,
+    )
+    report = pipeline.ingest(folder, progress=lambda e: events.append((e.stage, e.file_name))).collections[0]
+    assert report.added == ["A-PrüfG.pdf", "B-report.pdf", "C-PrüfG.pdf"] and not report.problems
+    assert [name for stage, name in events if stage == "file"] == report.added
+    assert [name for stage, name in events if stage == "stored"] == report.added
+    stored = services.catalog.document_hashes(report.collection)
+    assert sorted(stored) == report.added
+    hits = services.searcher.search("Genehmigung", report.collection, mode="vector", k=3)
+    assert hits and {h.chunk.document for h in hits} <= set(report.added)

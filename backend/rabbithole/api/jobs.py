@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from rabbithole.api.job_events import JobEventLog, JobEventType
 from rabbithole.core.errors import NotFoundError, RabbitholeError
-from rabbithole.ingestion.pipeline import IngestEvent
+from rabbithole.ingestion.reports import IngestEvent
 from rabbithole.services import Services
 
 log = logging.getLogger(__name__)

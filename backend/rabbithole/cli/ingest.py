@@ -21,7 +21,7 @@ from rabbithole.cli.errors import handle_errors
 from rabbithole.cli.services import open_services
 
 if TYPE_CHECKING:
-    from rabbithole.ingestion.pipeline import IngestEvent, IngestReport
+    from rabbithole.ingestion.reports import IngestEvent, IngestReport
 
 #: exit code when some files could not be ingested (the rest was)
 EXIT_PARTIAL = 3

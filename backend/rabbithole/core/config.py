@@ -144,7 +144,13 @@ class EmbeddingSettings(BaseModel):
         "Ignored for use-multilingual and e5-multilingual.",
     )
     batch_size: int = Field(32, ge=1, le=4096, description="Passages embedded per call.")
-    threads: int = Field(2, ge=1, le=256, description="CPU threads for local embedding models.")
+    threads: int = Field(
+        2,
+        ge=1,
+        le=256,
+        description="CPU threads for local embedding models (USE: batches encoded at once, one BLAS thread"
+        " each).",
+    )
 
     @model_validator(mode="after")
     def _model_required(self) -> EmbeddingSettings:

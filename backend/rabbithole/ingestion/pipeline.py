@@ -9,7 +9,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -19,8 +19,10 @@ from rabbithole.catalog.source_paths import encode_source
 from rabbithole.core.config import IngestionSettings
 from rabbithole.core.errors import EmbeddingModelMismatchError, IngestionError
 from rabbithole.core.models import Chunk, ParsedDocument
+from rabbithole.ingestion.busy_clock import BusyClock
 from rabbithole.ingestion.chunking import chunk_document
 from rabbithole.ingestion.discovery import CollectionSource, content_hash, discover, validate_collection_name
+from rabbithole.ingestion.reports import CollectionReport, IngestEvent, IngestReport, source_problems
 
 if TYPE_CHECKING:  # imported when a file needs work: a re-run over an unchanged folder stays light
     import numpy as np
@@ -34,6 +36,9 @@ log = logging.getLogger(__name__)
 
 #: files parsed ahead of the one being embedded
 READ_AHEAD = 2
+#: files embedded at the same time: the embedder's workers always have the next file's batches queued,
+#: instead of one idling while the other finishes a file's last batch
+EMBED_AHEAD = 2
 
 Prepared = tuple[ParsedDocument, list[Chunk]] | IngestProblem
 
@@ -44,60 +49,6 @@ class Parser(Protocol):
 
 class TokenCounter(Protocol):
     def count_many(self, texts: Sequence[str]) -> list[int]: ...
-
-
-@dataclass(frozen=True, slots=True)
-class IngestEvent:
-    """Progress: `stage` is "parsing" (a file is being read), "embedding" (its passages are being
-    embedded), "stored" (its passages and vectors are written), "file" (a file finished: ``error`` says why
-    it failed, empty when it did not) or "collection" (a collection finished)."""
-
-    stage: str
-    collection: str
-    done: int
-    total: int
-    file_name: str = ""
-    error: str = ""
-
-
-@dataclass(slots=True)
-class CollectionReport:
-    collection: str
-    added: list[str] = field(default_factory=list)
-    updated: list[str] = field(default_factory=list)
-    unchanged: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-    problems: list[IngestProblem] = field(default_factory=list)
-    pages: int = 0
-    chunks: int = 0
-    seconds: float = 0.0
-    embed_seconds: float = 0.0
-
-    @property
-    def failed(self) -> list[IngestProblem]:
-        return [p for p in self.problems if p.severity == "error"]
-
-    @property
-    def changed(self) -> bool:
-        return bool(self.added or self.updated or self.removed)
-
-
-@dataclass(slots=True)
-class IngestReport:
-    collections: list[CollectionReport] = field(default_factory=list)
-
-    @property
-    def failed(self) -> list[IngestProblem]:
-        return [p for c in self.collections for p in c.failed]
-
-
-def source_problems(source: CollectionSource) -> list[IngestProblem]:
-    """What the scan of the folder itself reports: links not followed, file names that are not UTF-8."""
-    problems = [IngestProblem(s.file_name, s.kind, s.reason, "warning") for s in source.skipped]
-    for path in source.files:
-        if (note := source.name_note(path)) is not None:
-            problems.append(IngestProblem(source.file_name(path), "file_name", note, "warning"))
-    return problems
 
 
 def embedding_input(doc: ParsedDocument, chunk: Chunk) -> str:
@@ -213,13 +164,12 @@ class IngestionPipeline:
         if pending:
             if existing is not None and existing.embedding_model != self.embedder.model_id:
                 raise EmbeddingModelMismatchError(name, existing.embedding_model, self.embedder.model_id)
-            vectors = self.store.open(name, self.embedder, create=True)
             self.catalog.ensure_collection(name, self.embedder.model_id, self.embedder.dim)
 
         self.catalog.record_sources(name, unchanged_sources)  # the folder may have moved since
         total = len(source.files)
         if pending:
-            self._ingest_files(vectors, name, pending, known, report, progress, total)
+            self._ingest_files(name, pending, known, report, progress, total)
 
         if source.complete and existing is not None:
             present = {source.file_name(p) for p in source.files}
@@ -251,7 +201,6 @@ class IngestionPipeline:
 
     def _ingest_files(
         self,
-        vectors: VectorCollection,
         collection: str,
         pending: Sequence[tuple[Path, str, str, int]],
         known: dict[str, str],
@@ -259,13 +208,13 @@ class IngestionPipeline:
         progress: Callable[[IngestEvent], None] | None,
         total: int,
     ) -> None:
-        """Three stages overlap: a reader thread parses and chunks the next files, this thread embeds
-        (the embedder is the bottleneck and releases the GIL in its numeric kernels), a writer thread stores
-        what was embedded. Results are written in file order."""
-        import numpy as np
-
+        """Four stages overlap: a reader thread parses and chunks the next files; this thread loads the
+        embedder, then hands each file to the embedder (EMBED_AHEAD files at once, whose batches its
+        workers share); a writer thread opens the vector store, imports what the end of the run needs, and
+        stores what was embedded. Files finish, and are written, in their order."""
         with (
             ThreadPoolExecutor(max_workers=1, thread_name_prefix="ingest-read") as reader,
+            ThreadPoolExecutor(max_workers=EMBED_AHEAD, thread_name_prefix="ingest-embed") as embedding,
             ThreadPoolExecutor(max_workers=1, thread_name_prefix="ingest-write") as writer,
         ):
             ahead: deque[tuple[tuple[Path, str, str, int], Future[Prepared]]] = deque()
@@ -276,11 +225,6 @@ class IngestionPipeline:
                     progress(IngestEvent("parsing", collection, len(report.unchanged), total, file_name))
                 return self._prepare(collection, path, file_name)
 
-            def store(file_name: str, *args: Any) -> None:
-                self._store(*args)
-                if progress:
-                    progress(IngestEvent("stored", collection, len(report.unchanged), total, file_name))
-
             def read_next() -> None:
                 item = next(upcoming, None)
                 if item is not None:
@@ -288,45 +232,30 @@ class IngestionPipeline:
 
             for _ in range(READ_AHEAD):
                 read_next()
-            writes: list[Future[object]] = []
+            # The writer runs its tasks in order: every write below finds the store open.
+            opened = writer.submit(self.store.open, collection, self.embedder, create=True)
+            writes: list[Future[Any]] = [opened]
             if self.warm_up is not None:
                 writes.append(writer.submit(self.warm_up))
-            self._load_embedder()  # while the reader parses the first files
-            index = 0
-            while ahead:
-                (path, file_name, digest, size), future = ahead.popleft()
-                read_next()
-                index += 1
-                outcome = future.result()
+            self._load_embedder()  # while the reader parses the first files and the writer opens the store
+            busy = BusyClock()
+            in_flight: deque[tuple[int, tuple[Path, str, str, int], Prepared, Future[Any] | None]] = deque()
+
+            def finish_oldest() -> None:
+                index, (path, file_name, digest, size), outcome, embedded = in_flight.popleft()
                 error = ""
                 if isinstance(outcome, IngestProblem):
                     error = outcome.reason
-                    report.problems.append(outcome)
                     if file_name in known:  # the new version is unreadable: the stale one must not be found
-                        writes.append(writer.submit(self._remove, vectors, collection, file_name))
+                        writes.append(writer.submit(self._remove, opened.result, collection, file_name))
                         report.removed.append(file_name)
                 else:
                     parsed, chunks = outcome
-                    report.problems.extend(
-                        IngestProblem(file_name, "warning", w, "warning") for w in parsed.warnings
-                    )
-                    if self.prepare_index is not None and chunks:
-                        writes.append(writer.submit(self._prepare_index, collection, chunks))
-                    if progress:
-                        done = len(report.unchanged) + index - 1
-                        progress(IngestEvent("embedding", collection, done, total, file_name))
-                    embed_started = time.perf_counter()
-                    embeddings = (
-                        self.embedder.embed_documents([embedding_input(parsed, c) for c in chunks])
-                        if chunks
-                        else np.zeros((0, self.embedder.dim), dtype=np.float32)
-                    )
-                    report.embed_seconds += time.perf_counter() - embed_started
+                    embeddings = embedded.result() if embedded is not None else None
                     writes.append(
                         writer.submit(
-                            store,
-                            file_name,
-                            vectors,
+                            self._store_file,
+                            opened.result,
                             collection,
                             parsed,
                             chunks,
@@ -334,6 +263,9 @@ class IngestionPipeline:
                             digest,
                             size,
                             path,
+                            progress,
+                            len(report.unchanged),
+                            total,
                         )
                     )
                     (report.updated if file_name in known else report.added).append(file_name)
@@ -342,6 +274,35 @@ class IngestionPipeline:
                 if progress:
                     done = len(report.unchanged) + index
                     progress(IngestEvent("file", collection, done, total, file_name, error))
+
+            index = 0
+            while ahead:
+                item, future = ahead.popleft()
+                read_next()
+                index += 1
+                outcome = future.result()
+                embedded: Future[Any] | None = None
+                if isinstance(outcome, IngestProblem):
+                    report.problems.append(outcome)
+                else:
+                    parsed, chunks = outcome
+                    report.problems.extend(
+                        IngestProblem(item[1], "warning", w, "warning") for w in parsed.warnings
+                    )
+                    if self.prepare_index is not None and chunks:
+                        writes.append(writer.submit(self._prepare_index, collection, chunks))
+                    if progress:
+                        done = len(report.unchanged) + index - 1
+                        progress(IngestEvent("embedding", collection, done, total, item[1]))
+                    if chunks:
+                        texts = [embedding_input(parsed, c) for c in chunks]
+                        embedded = embedding.submit(busy.timed, self.embedder.embed_documents, texts)
+                in_flight.append((index, item, outcome, embedded))
+                if len(in_flight) >= EMBED_AHEAD:
+                    finish_oldest()
+            while in_flight:
+                finish_oldest()
+            report.embed_seconds += busy.seconds
             for write in writes:
                 write.result()  # a failing store is not a bad file: it stops the run
 
@@ -371,29 +332,35 @@ class IngestionPipeline:
         counts = self.tokens.count_many([c.text for c in chunks])
         return parsed, [replace(c, token_count=n) for c, n in zip(chunks, counts, strict=True)]
 
-    def _store(
+    def _store_file(
         self,
-        vectors: VectorCollection,
+        vectors: Callable[[], VectorCollection],
         collection: str,
         parsed: ParsedDocument,
         chunks: list[Chunk],
-        embeddings: npt.NDArray[np.float32],
+        embeddings: npt.NDArray[np.float32] | None,
         digest: str,
         size: int,
         source: Path,
+        progress: Callable[[IngestEvent], None] | None,
+        done: int,
+        total: int,
     ) -> None:
         # Vectors first: if the process dies before the catalog commit, the file's old hash stays recorded
         # and the next run ingests it again.
-        vectors.delete_document(parsed.file_name)
-        if chunks:
-            vectors.upsert(chunks, embeddings)
+        store = vectors()
+        store.delete_document(parsed.file_name)
+        if chunks and embeddings is not None:
+            store.upsert(chunks, embeddings)
         language = self.language_of(language_sample(chunks)) if self.language_of and chunks else ""
         self.catalog.replace_document(
             collection, parsed, digest, size, chunks, language=language, source_path=encode_source(source)
         )
+        if progress:
+            progress(IngestEvent("stored", collection, done, total, parsed.file_name))
 
-    def _remove(self, vectors: VectorCollection, collection: str, file_name: str) -> None:
-        vectors.delete_document(file_name)
+    def _remove(self, vectors: Callable[[], VectorCollection], collection: str, file_name: str) -> None:
+        vectors().delete_document(file_name)
         self.catalog.delete_document(collection, file_name)
 
 

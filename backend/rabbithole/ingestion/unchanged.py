@@ -18,8 +18,8 @@ from rabbithole.catalog.records import IngestProblem
 from rabbithole.catalog.snapshot import read_snapshot
 from rabbithole.catalog.source_paths import decode_source
 from rabbithole.ingestion.discovery import content_hash, discover, validate_collection_name
-from rabbithole.ingestion.pipeline import CollectionReport, IngestReport, source_problems
 from rabbithole.ingestion.registry_file import user_file_digest
+from rabbithole.ingestion.reports import CollectionReport, IngestReport, source_problems
 
 
 def unchanged_report(

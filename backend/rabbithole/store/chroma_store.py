@@ -150,10 +150,11 @@ class VectorCollection:
         with _chroma_errors(f"writing to '{self.name}'"):
             for start in range(0, len(chunks), step):
                 part = chunks[start : start + step]
+                # No ``documents``: the catalog holds the passage texts and every search reads them from
+                # there. A copy in Chroma would only cost its full-text index (half the upsert's time).
                 self._handle.upsert(
                     ids=[c.id for c in part],
                     embeddings=vectors[start : start + step],
-                    documents=[c.text for c in part],
                     metadatas=[chunk_metadata(c) for c in part],
                 )
 
