@@ -1,26 +1,17 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { FakeEventSource } from "../../test/fakeEventSource";
 import { AccessGate } from "../auth/accessGate";
 import { EventStream, type StreamAccess, type StreamState } from "./eventStream";
 
-/** An EventSource stand-in the test drives: open, deliver named events, fail. */
-class FakeSource {
+/** The shared stand-in, with the event shape this stream test sends: `{ seq }`. */
+class FakeSource extends FakeEventSource {
   static made: FakeSource[] = [];
-  onopen: (() => void) | null = null;
-  onerror: (() => void) | null = null;
-  closed = false;
-  private listeners = new Map<string, Array<(e: MessageEvent) => void>>();
-  constructor(readonly url: string) {
+  constructor(url: string) {
+    super(url);
     FakeSource.made.push(this);
   }
-  addEventListener(type: string, fn: (e: MessageEvent) => void) {
-    this.listeners.set(type, [...(this.listeners.get(type) ?? []), fn]);
-  }
-  close() {
-    this.closed = true;
-  }
   emit(type: string, seq: number) {
-    const event = new MessageEvent(type, { data: JSON.stringify({ seq }), lastEventId: String(seq) });
-    for (const fn of this.listeners.get(type) ?? []) fn(event);
+    this.dispatch(type, JSON.stringify({ seq }), String(seq));
   }
 }
 

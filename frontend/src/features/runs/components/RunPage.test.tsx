@@ -5,30 +5,21 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { RunDetail } from "../../../api/generated/types.gen";
 import { configureApiClient } from "../../../shared/api/client";
 import { accessGate } from "../../../shared/auth/accessGate";
+import { FakeEventSource } from "../../../test/fakeEventSource";
 import { renderWithProviders } from "../../../test/render";
 import { RunPage } from "./RunPage";
 
-/** EventSource stand-in: the test delivers the run's events and breaks the connection. */
-class FakeSource {
+/** The shared stand-in; the test delivers the run's events and breaks the connection. */
+class FakeSource extends FakeEventSource {
   static made: FakeSource[] = [];
-  onopen: (() => void) | null = null;
-  onerror: (() => void) | null = null;
-  closed = false;
-  private listeners = new Map<string, Array<(e: MessageEvent) => void>>();
-  constructor(readonly url: string) {
+  constructor(url: string) {
+    super(url);
     FakeSource.made.push(this);
   }
-  addEventListener(type: string, fn: (e: MessageEvent) => void) {
-    this.listeners.set(type, [...(this.listeners.get(type) ?? []), fn]);
-  }
-  close() {
-    this.closed = true;
-  }
   send(seq: number, type: string, fields: Record<string, unknown>) {
-    const data = JSON.stringify({ type, seq, run_id: "r1", created_at: new Date(Date.UTC(2026, 10, 23, 21, 0, seq)).toISOString(), ...fields });
-    act(() => {
-      for (const fn of this.listeners.get(type) ?? []) fn(new MessageEvent(type, { data, lastEventId: String(seq) }));
-    });
+    const created = new Date(Date.UTC(2026, 10, 23, 21, 0, seq)).toISOString();
+    const data = JSON.stringify({ type, seq, run_id: "r1", created_at: created, ...fields });
+    act(() => this.dispatch(type, data, String(seq)));
   }
 }
 
