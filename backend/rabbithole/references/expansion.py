@@ -36,6 +36,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from rabbithole.references.absatz import absatz_at, absatz_chunks
+from rabbithole.references.allocation import by_priority, seed_weights
 from rabbithole.references.candidates import section_candidates, trim_sections
 from rabbithole.references.expansion_types import (
     BatchGate,
@@ -124,6 +125,7 @@ class Expander:
         per_document: Counter[str] = Counter()
         reached = 0
         frontier = sorted(result, key=_by_relevance)
+        weights = seed_weights(result)  # a passage reached later carries its seed's weight
         companions = self._companions(result, relevance, visited) if depth_limit >= 1 else {}
         result_companions: set[str] = set()  # companions in the result as such (depth 0)
         for depth in range(1, depth_limit + 1):
@@ -146,10 +148,15 @@ class Expander:
                 for c in candidates:
                     c.relevance = scores.get(c.chunk.id)
             candidates = trim_sections(candidates, limits.section_chunks)
+            if limits.source_weight > 0:
+                candidates = by_priority(candidates, weights, limits.source_weight)
             frontier = []
             for c in candidates:
                 if c.chunk.id in visited:
                     stats.visited += 1
+                    continue
+                if limits.max_reached and reached >= limits.max_reached:
+                    stats.over_budget += 1
                     continue
                 if per_document[c.chunk.document] >= limits.per_document_limit:
                     stats.over_document_limit += 1
@@ -180,6 +187,7 @@ class Expander:
                 via = Via(t.source.id, t.reference.mention, t.reference, t.resolved)
                 passage = TracedPassage(c.chunk, depth, c.relevance, via)
                 visited.add(c.chunk.id)
+                weights[c.chunk.id] = weights.get(t.source.id, 1.0)
                 result.append(passage)
                 frontier.append(passage)
                 per_document[c.chunk.document] += 1

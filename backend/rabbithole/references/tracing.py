@@ -21,6 +21,7 @@ import numpy as np
 from rabbithole.core.config import ReferenceSettings
 from rabbithole.core.errors import InvalidRequestError
 from rabbithole.core.models import Chunk, SearchHit
+from rabbithole.references.allocation import distinct_sections
 from rabbithole.references.expansion import (
     BatchGate,
     Detect,
@@ -141,9 +142,10 @@ class ReferenceEngine:
         batch_gate: BatchGate | None = None,
         query_vector: np.ndarray | None = None,
     ) -> Trace:
-        """Search ``query`` (``k`` hits; default: settings.references.seeds hits, as many of them as fit
-        ``seed_share`` of the token budget) and follow references ``depth`` hops (default
-        settings.references.max_depth; 0: the search hits alone)."""
+        """Search ``query`` (``k`` hits; default: settings.references.seeds hits, the first of each section
+        with ``distinct_seed_sections``, as many of them as fit ``seed_share`` of the token budget) and
+        follow references ``depth`` hops (default settings.references.max_depth; 0: the search hits
+        alone)."""
         if depth is not None and depth < 0:
             raise InvalidRequestError(f"depth must be at least 0, got {depth}")
         if not query.strip():
@@ -162,6 +164,8 @@ class ReferenceEngine:
             query, self.collection, k=self.settings.seeds if k is None else k, query_vector=query_vector
         )
         if k is None:
+            if self.settings.distinct_seed_sections:
+                hits = distinct_sections(hits)
             hits = self._seed_share(hits)
         timings["search"] = time.perf_counter() - t
         t = time.perf_counter()
