@@ -12,6 +12,7 @@ import yaml
 
 from fixtures.sample_index import SAMPLE_COLLECTION
 from rabbithole.core.models import SearchHit
+from rabbithole.references.allocation import distinct_sections
 from rabbithole.references.expansion import ExpansionLimits, ExpansionResult, TracedPassage
 from rabbithole.references.grammar import detect_references
 from rabbithole.references.models import Reference
@@ -185,8 +186,10 @@ def test_small_budget_is_respected(sample_index: Services) -> None:
 def test_trace_seeds_take_at_most_their_share_of_the_budget(sample_index: Services) -> None:
     question = QUESTIONS[0]["question"]
     settings = sample_index.settings.references
-    hits = sample_index.searcher.search(question, SAMPLE_COLLECTION, k=settings.seeds)
-    assert len(hits) == settings.seeds == 15
+    found = sample_index.searcher.search(question, SAMPLE_COLLECTION, k=settings.seeds)
+    assert len(found) == settings.seeds == 15 and settings.distinct_seed_sections
+    hits = distinct_sections(found)  # the first hit of each section
+    assert len({(h.chunk.document, h.chunk.section) for h in hits}) == len(hits)
     for budget in (12_000, 2_000, 100):
         engine = new_engine(sample_index, limits=ExpansionLimits.from_settings(settings, token_budget=budget))
         seeds = [p for p in engine.trace(question, depth=0).passages]
