@@ -203,6 +203,21 @@ def test_trace_seeds_take_at_most_their_share_of_the_budget(sample_index: Servic
     assert len(small.trace(question, depth=0, k=6).passages) == 6  # a k named by the caller is kept
 
 
+def test_trace_allocates_its_passages_and_expand_follows_by_relevance_alone(engine: ReferenceEngine) -> None:
+    question = QUESTIONS[0]["question"]
+    cap = engine.settings.max_reached
+    assert cap == 7 and engine.settings.source_weight == 1.0
+    traced = engine.trace(question)
+    assert 0 < sum(1 for p in traced.passages if p.via is not None) <= cap
+    vector = engine.searcher.embed_query(question, SAMPLE_COLLECTION)
+    hits = engine.searcher.search(question, SAMPLE_COLLECTION, k=engine.settings.seeds, query_vector=vector)
+    plain = engine.expand(hits, vector, query=question)  # the research dig's call: no cap, no seed weight
+    assert sum(1 for p in plain.passages if p.via is not None) > cap
+    allocated = engine.expand(hits, vector, query=question, allocate=True)
+    assert sum(1 for p in allocated.passages if p.via is not None) == cap
+    assert allocated.stats.over_budget > 0
+
+
 def test_per_document_limit(engine: ReferenceEngine) -> None:
     question = next(q for q in QUESTIONS if q["id"] == "c16")["question"]
     result = from_section(engine, "StrlSchG.pdf", "§ 80", question, depth=3, per_document_limit=2)

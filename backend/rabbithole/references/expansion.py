@@ -108,10 +108,12 @@ class Expander:
         batch_gate: BatchGate | None = None,
         max_depth: int | None = None,
         search_document: SearchDocument | None = None,
+        limits: ExpansionLimits | None = None,
     ) -> ExpansionResult:
         """``search_document``: how references to a whole document are followed (the query's best chunks
-        of that document); without it they are counted (``stats.document_level``), not followed."""
-        limits = self.limits
+        of that document); without it they are counted (``stats.document_level``), not followed.
+        ``limits``: this call's limits instead of the expander's."""
+        limits = self.limits if limits is None else limits
         depth_limit = limits.max_depth if max_depth is None else max_depth
         stats = ExpansionStats()
         result: list[TracedPassage] = []
