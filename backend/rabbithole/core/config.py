@@ -317,15 +317,16 @@ class ReferenceSettings(BaseModel):
         1.0,
         ge=0.0,
         le=10.0,
-        description="Expansion ranks a cited passage by its relevance times its seed's search score relative "
-        "to the first hit's, to this power (0: relevance alone; a later hop inherits its seed's weight).",
+        description="`trace` ranks a cited passage by its relevance times its seed's search score relative "
+        "to the first hit's, to this power (0: relevance alone; a later hop inherits its seed's weight; "
+        "the research dig's gated expansion ranks by relevance).",
     )
     max_reached: int = Field(
         7,
         ge=0,
         le=500,
-        description="Passages reached through references per trace at most, besides the token budget "
-        "(0: the token budget alone limits them).",
+        description="Passages `trace` reaches through references at most, besides the token budget "
+        "(0: the token budget alone limits them; the research dig's gated expansion is not capped).",
     )
 
 
