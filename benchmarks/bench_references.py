@@ -21,8 +21,9 @@ Then, at the default depth, side by side (same run, same index):
 * recall of `trace` per question language (the documents are German), with the configured retrieval and
   with round 1's retrieval (RRF, no glossary, no heading bonus) as the baseline;
 * plain hybrid search with k = the mean number of passages `trace` returns (same context size, no
-  reference following), pooled and per language; for round 1 (retrieval and expansion), the configured
-  settings, and the configured settings at 2/3, 1/2 and 1/3 of the token budget. Goals: trace recall
+  reference following), pooled and per language; for round 1 (retrieval and expansion), round 2's and
+  the budget round's allocation, the configured settings, and the configured settings with
+  ``max_reached`` 5 and 10. Goals: trace recall
   >= 0.92, English within 0.05 of German, trace >= plain search + 0.10 at the same number of passages.
 """
 
@@ -41,7 +42,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "backend"), str(ROOT)]
 
-from rabbithole.core.config import Settings, StorageSettings  # noqa: E402
+from rabbithole.core.config import ReferenceSettings, Settings, StorageSettings  # noqa: E402
 from rabbithole.references.expansion import ExpansionLimits, TracedPassage  # noqa: E402
 from rabbithole.references.tracing import ReferenceEngine  # noqa: E402
 from rabbithole.services import Services  # noqa: E402
@@ -57,17 +58,24 @@ class Question:
     text: str
     gold: tuple[tuple[str, str, int], ...]  # (document, section, hop)
     lang: str = "de"
-    round_no: int = (
-        2  # 3: n01-n23, drawn at random from the corpus's citation links (benchmarks/chain_links.py)
-    )
+    #: 3: n01-n23, drawn at random from the corpus's citation links (benchmarks/chain_links.py); 4: h01-h15,
+    #: drawn the same way and held out (not used to choose the defaults)
+    round_no: int = 2
 
 
-#: the question subsets reported apart: (label, which questions)
-SUBSETS: tuple[tuple[str, int | None], ...] = (("all", None), ("c01-c37", 2), ("n01-n23", 3))
+#: the question subsets reported apart: (label, which rounds); "dev" are the questions the defaults were
+#: chosen on, h01-h15 the held-out ones
+SUBSETS: tuple[tuple[str, tuple[int, ...]], ...] = (
+    ("dev (c+n)", (2, 3)),
+    ("c01-c37", (2,)),
+    ("n01-n23", (3,)),
+    ("h01-h15 (held out)", (4,)),
+    ("all", (2, 3, 4)),
+)
 
 
-def subset(questions: list[Question], round_: int | None) -> list[Question]:
-    return [q for q in questions if round_ is None or q.round_no == round_]
+def subset(questions: list[Question], rounds: tuple[int, ...]) -> list[Question]:
+    return [q for q in questions if q.round_no in rounds]
 
 
 def load_questions(path: Path = CHAINS) -> list[Question]:
@@ -133,7 +141,7 @@ class DepthFigures:
         return [
             str(self.depth),
             f"{self.found / max(1, self.gold):.3f}",
-            *(f"{f / max(1, g):.3f}" for f, g in (self.by_round.get(r, [0, 0]) for r in (2, 3))),
+            *(f"{f / max(1, g):.3f}" for f, g in (self.by_round.get(r, [0, 0]) for r in (2, 3, 4))),
             f"{self.chained_found / max(1, self.chained):.3f}",
             f"{self.hop2_found / max(1, self.hop2):.3f}",
             f"{self.complete}/{questions}",
@@ -146,7 +154,7 @@ class DepthFigures:
         ]
 
 
-HEADER = ["depth", "recall", "c01-c37", "n01-n23", "recall hop>=1", "recall hop 2", "complete",
+HEADER = ["depth", "recall", "c01-c37", "n01-n23", "h01-h15", "recall hop>=1", "recall hop 2", "complete",
           "recall gold seed", "passages", "tokens", "max tokens/budget", "ms/trace",
           "ms incl. embedding (mean)"]  # fmt: skip
 
@@ -248,10 +256,11 @@ def side_by_side(
     data_dir: Path, questions: list[Question], depth: int, k: int | None, f: DepthFigures
 ) -> dict[str, dict[str, float]]:
     """Trace against plain hybrid search with as many passages as that trace returns on average, per
-    question set (all, c01-c37, n01-n23) and language: with round 1's retrieval and round 1's expansion
-    (no seed-section scan) as the baseline, with the configured settings, and with the configured
-    settings at 2/3, 1/2 and 1/3 of the token budget (where the context pays: seeds and their sections
-    versus further expansions). Returns {settings label: {set label: trace recall - hybrid recall}}."""
+    question set (dev, c01-c37, n01-n23, held-out h01-h15, all) and language: with round 1's retrieval
+    and round 1's expansion (no seed-section scan) as the baseline, round 2's and the budget round's
+    allocation, the configured settings, and the configured settings with ``max_reached`` 5 and 10
+    (where the context pays: seeds versus expansions).
+    Returns {settings label: {set label: trace recall - hybrid recall}}."""
     from benchmarks.bench_quality import baseline_settings
 
     rows: list[list[str]] = []
@@ -260,17 +269,25 @@ def side_by_side(
         searcher = services.searcher
         configured = searcher.settings
         references = services.settings.references
+        #: the budget round's allocation: 15 seeds (every hit), relevance order, the token budget alone
+        budget_round: dict[str, float | bool] = {"source_weight": 0.0, "max_reached": 0}
         #: round 2's allocation: 5 seeds, 4 chunks per cited section, cited sections taken again
-        before: dict[str, int | bool] = {"section_chunks": 4, "skip_present_sections": False}
-        variants: list[tuple[str, Any, dict[str, int | bool], int | None]] = [
-            ("baseline (round 1)", baseline_settings(configured), {**before, "seed_section_chunks": 0}, 5),
-            ("round 2 allocation", configured, before, 5),
-            ("current", configured, {}, k),
-        ]
-        for share in (2 / 3, 1 / 2, 1 / 3):  # the same settings with less context to spend
-            budget = max(100, round(references.token_budget * share / 1000) * 1000)
-            variants.append((f"current, budget {budget}", configured, {"token_budget": budget}, k))
-        for label, retrieval, limits, seeds in variants:
+        before: dict[str, float | bool] = {
+            **budget_round,
+            "section_chunks": 4,
+            "skip_present_sections": False,
+        }
+        every_hit = references.model_copy(update={"distinct_seed_sections": False})
+        variants: list[tuple[str, Any, dict[str, float | bool], int | None, ReferenceSettings]] = [
+            ("baseline (round 1)", baseline_settings(configured), {**before, "seed_section_chunks": 0}, 5,
+             references),
+            ("round 2 allocation", configured, before, 5, references),
+            ("budget round allocation", configured, budget_round, k, every_hit),
+            ("current", configured, {}, k, references),
+        ]  # fmt: skip
+        for cap in (5, 10):  # the cap on expansions on either side of the default
+            variants.append((f"current, max_reached {cap}", configured, {"max_reached": cap}, k, references))
+        for label, retrieval, limits, seeds, reference_settings in variants:
             searcher.settings = retrieval  # the engine searches through this searcher
             try:
                 # per variant: the glossary's share of the vector (baseline: none) follows the settings
@@ -283,15 +300,15 @@ def side_by_side(
                         catalog=services.catalog,
                         vectors=services.store.open(COLLECTION),
                         registry=services.registry(COLLECTION),
-                        settings=references,
-                        limits=ExpansionLimits.from_settings(references, **limits),
+                        settings=reference_settings,
+                        limits=ExpansionLimits.from_settings(reference_settings, **limits),
                     )
                     result = engine.trace(q.text, depth=depth, k=seeds, query_vector=vectors[q.id])
                     reached = {(p.chunk.document, p.chunk.section) for p in result.passages}
                     traced[q.id] = (reached, len(result.passages))
                 gaps[label] = {}
-                for set_label, round_no in SUBSETS:
-                    chosen = subset(questions, round_no)
+                for set_label, rounds in SUBSETS:
+                    chosen = subset(questions, rounds)
                     if not chosen:
                         continue
                     passages = sum(traced[q.id][1] for q in chosen) / len(chosen)

@@ -12,6 +12,7 @@ import yaml
 
 from fixtures.sample_index import SAMPLE_COLLECTION
 from rabbithole.core.models import SearchHit
+from rabbithole.references.allocation import distinct_sections
 from rabbithole.references.expansion import ExpansionLimits, ExpansionResult, TracedPassage
 from rabbithole.references.grammar import detect_references
 from rabbithole.references.models import Reference
@@ -185,8 +186,10 @@ def test_small_budget_is_respected(sample_index: Services) -> None:
 def test_trace_seeds_take_at_most_their_share_of_the_budget(sample_index: Services) -> None:
     question = QUESTIONS[0]["question"]
     settings = sample_index.settings.references
-    hits = sample_index.searcher.search(question, SAMPLE_COLLECTION, k=settings.seeds)
-    assert len(hits) == settings.seeds == 15
+    found = sample_index.searcher.search(question, SAMPLE_COLLECTION, k=settings.seeds)
+    assert len(found) == settings.seeds == 15 and settings.distinct_seed_sections
+    hits = distinct_sections(found)  # the first hit of each section
+    assert len({(h.chunk.document, h.chunk.section) for h in hits}) == len(hits)
     for budget in (12_000, 2_000, 100):
         engine = new_engine(sample_index, limits=ExpansionLimits.from_settings(settings, token_budget=budget))
         seeds = [p for p in engine.trace(question, depth=0).passages]
@@ -198,6 +201,21 @@ def test_trace_seeds_take_at_most_their_share_of_the_budget(sample_index: Servic
     small = new_engine(sample_index, limits=ExpansionLimits.from_settings(settings, token_budget=100))
     assert len(small.trace(question, depth=0).passages) == 1  # at least one seed
     assert len(small.trace(question, depth=0, k=6).passages) == 6  # a k named by the caller is kept
+
+
+def test_trace_allocates_its_passages_and_expand_follows_by_relevance_alone(engine: ReferenceEngine) -> None:
+    question = QUESTIONS[0]["question"]
+    cap = engine.settings.max_reached
+    assert cap == 7 and engine.settings.source_weight == 1.0
+    traced = engine.trace(question)
+    assert 0 < sum(1 for p in traced.passages if p.via is not None) <= cap
+    vector = engine.searcher.embed_query(question, SAMPLE_COLLECTION)
+    hits = engine.searcher.search(question, SAMPLE_COLLECTION, k=engine.settings.seeds, query_vector=vector)
+    plain = engine.expand(hits, vector, query=question)  # the research dig's call: no cap, no seed weight
+    assert sum(1 for p in plain.passages if p.via is not None) > cap
+    allocated = engine.expand(hits, vector, query=question, allocate=True)
+    assert sum(1 for p in allocated.passages if p.via is not None) == cap
+    assert allocated.stats.over_budget > 0
 
 
 def test_per_document_limit(engine: ReferenceEngine) -> None:

@@ -314,6 +314,26 @@ class ReferenceSettings(BaseModel):
         description="Other chunks of each search hit's section scanned for references at the first hop "
         "(the most relevant ones); one enters the result only when a reference in it is followed.",
     )
+    distinct_seed_sections: bool = Field(
+        True,
+        description="`trace` without k keeps the first search hit of each section as a seed and drops later "
+        "hits of a section already there (they add no section to the context).",
+    )
+    source_weight: float = Field(
+        1.0,
+        ge=0.0,
+        le=10.0,
+        description="`trace` ranks a cited passage by its relevance times its seed's search score relative "
+        "to the first hit's, to this power (0: relevance alone; a later hop inherits its seed's weight; "
+        "the research dig's gated expansion ranks by relevance).",
+    )
+    max_reached: int = Field(
+        7,
+        ge=0,
+        le=500,
+        description="Passages `trace` reaches through references at most, besides the token budget "
+        "(0: the token budget alone limits them; the research dig's gated expansion is not capped).",
+    )
 
 
 class ResearchSettings(BaseModel):

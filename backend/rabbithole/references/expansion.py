@@ -20,7 +20,8 @@ catalog and the vector store are in :mod:`rabbithole.references.store_adapter`.
   passage to the query) and taken best first while the token budget (``Chunk.token_count``) lasts, at most
   ``per_document_limit`` reached passages per document; a candidate below ``min_relevance`` is dropped,
   except while fewer than ``min_keep`` passages have been reached. Seeds are always kept and count
-  towards the budget.
+  towards the budget. With ``source_weight`` > 0 the relevance is weighted by the seed a candidate
+  descends from, and ``max_reached`` caps the passages reached (:mod:`rabbithole.references.allocation`).
 * **Gate**: ``gate(reference, source_passage) -> bool`` decides per reference (per mention and target)
   whether it is followed; the default follows all. A ``batch_gate(depth, requests) -> indices to follow``
   decides all candidate references of one depth at once instead (one LLM call per depth, not one per
@@ -36,6 +37,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from rabbithole.references.absatz import absatz_at, absatz_chunks
+from rabbithole.references.allocation import by_priority, seed_weights
 from rabbithole.references.candidates import section_candidates, trim_sections
 from rabbithole.references.expansion_types import (
     BatchGate,
@@ -107,10 +109,12 @@ class Expander:
         batch_gate: BatchGate | None = None,
         max_depth: int | None = None,
         search_document: SearchDocument | None = None,
+        limits: ExpansionLimits | None = None,
     ) -> ExpansionResult:
         """``search_document``: how references to a whole document are followed (the query's best chunks
-        of that document); without it they are counted (``stats.document_level``), not followed."""
-        limits = self.limits
+        of that document); without it they are counted (``stats.document_level``), not followed.
+        ``limits``: this call's limits instead of the expander's."""
+        limits = self.limits if limits is None else limits
         depth_limit = limits.max_depth if max_depth is None else max_depth
         stats = ExpansionStats()
         result: list[TracedPassage] = []
@@ -124,6 +128,7 @@ class Expander:
         per_document: Counter[str] = Counter()
         reached = 0
         frontier = sorted(result, key=_by_relevance)
+        weights = seed_weights(result)  # a passage reached later carries its seed's weight
         companions = self._companions(result, relevance, visited) if depth_limit >= 1 else {}
         result_companions: set[str] = set()  # companions in the result as such (depth 0)
         for depth in range(1, depth_limit + 1):
@@ -146,10 +151,15 @@ class Expander:
                 for c in candidates:
                     c.relevance = scores.get(c.chunk.id)
             candidates = trim_sections(candidates, limits.section_chunks)
+            if limits.source_weight > 0:
+                candidates = by_priority(candidates, weights, limits.source_weight)
             frontier = []
             for c in candidates:
                 if c.chunk.id in visited:
                     stats.visited += 1
+                    continue
+                if limits.max_reached and reached >= limits.max_reached:
+                    stats.over_budget += 1
                     continue
                 if per_document[c.chunk.document] >= limits.per_document_limit:
                     stats.over_document_limit += 1
@@ -180,6 +190,7 @@ class Expander:
                 via = Via(t.source.id, t.reference.mention, t.reference, t.resolved)
                 passage = TracedPassage(c.chunk, depth, c.relevance, via)
                 visited.add(c.chunk.id)
+                weights[c.chunk.id] = weights.get(t.source.id, 1.0)
                 result.append(passage)
                 frontier.append(passage)
                 per_document[c.chunk.document] += 1

@@ -42,6 +42,9 @@ class ExpansionLimits:
     section_chunks: int = 1  # chunks of one section taken per reference when no Absatz singles them out
     seed_section_chunks: int = 0  # other chunks of a seed's section scanned for references (seed_sections)
     skip_present_sections: bool = True  # a target section already in the result adds only its cited Absätze
+    # off here, set by the settings (from_settings): see rabbithole.references.allocation
+    source_weight: float = 0.0  # exponent of the seed's relative search score in a candidate's priority
+    max_reached: int = 0  # passages reached through references at most (0: only the token budget limits)
 
     @classmethod
     def from_settings(cls, settings: ReferenceSettings, **overrides: int | float | bool) -> ExpansionLimits:
@@ -54,6 +57,8 @@ class ExpansionLimits:
             "section_chunks": settings.section_chunks,
             "seed_section_chunks": settings.seed_section_chunks,
             "skip_present_sections": settings.skip_present_sections,
+            "source_weight": settings.source_weight,
+            "max_reached": settings.max_reached,
         }
         values.update(overrides)
         return cls(**values)  # type: ignore[arg-type]

@@ -1,6 +1,6 @@
 """What expansion returns: passages with their provenance, unresolved mentions, counters.
 
-result.passages                 # seeds (depth 0), then depth 1, 2, ... each most relevant first
+result.passages                 # seeds (depth 0), then depth 1, 2, ... each best first
 result.chain(passage_id)        # seed -> ... -> passage, following ``via``
 """
 

@@ -13,7 +13,7 @@ section labels and section passages; build a new one after ingestion).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -21,6 +21,7 @@ import numpy as np
 from rabbithole.core.config import ReferenceSettings
 from rabbithole.core.errors import InvalidRequestError
 from rabbithole.core.models import Chunk, SearchHit
+from rabbithole.references.allocation import distinct_sections
 from rabbithole.references.expansion import (
     BatchGate,
     Detect,
@@ -124,11 +125,15 @@ class ReferenceEngine:
         self.resolver = self.passages.resolver(self.registry)
         assert self.resolver.sections is not None
         self.sections: SectionIndex = self.resolver.sections
+        chosen = limits or ExpansionLimits.from_settings(self.settings)
+        #: `trace`'s limits, with its allocation (source_weight, max_reached); the expander's own leave it
+        #: out (relevance and the token budget alone: the research dig's gated expansion, direct callers)
+        self.trace_limits = chosen
         self.expander = Expander(
             detect or detect_references,
             self.resolver.resolve,
             self.passages,
-            limits or ExpansionLimits.from_settings(self.settings),
+            replace(chosen, source_weight=0.0, max_reached=0),
         )
 
     def trace(
@@ -141,9 +146,10 @@ class ReferenceEngine:
         batch_gate: BatchGate | None = None,
         query_vector: np.ndarray | None = None,
     ) -> Trace:
-        """Search ``query`` (``k`` hits; default: settings.references.seeds hits, as many of them as fit
-        ``seed_share`` of the token budget) and follow references ``depth`` hops (default
-        settings.references.max_depth; 0: the search hits alone)."""
+        """Search ``query`` (``k`` hits; default: settings.references.seeds hits, the first of each section
+        with ``distinct_seed_sections``, as many of them as fit ``seed_share`` of the token budget) and
+        follow references ``depth`` hops (default settings.references.max_depth; 0: the search hits
+        alone)."""
         if depth is not None and depth < 0:
             raise InvalidRequestError(f"depth must be at least 0, got {depth}")
         if not query.strip():
@@ -162,10 +168,14 @@ class ReferenceEngine:
             query, self.collection, k=self.settings.seeds if k is None else k, query_vector=query_vector
         )
         if k is None:
+            if self.settings.distinct_seed_sections:
+                hits = distinct_sections(hits)
             hits = self._seed_share(hits)
         timings["search"] = time.perf_counter() - t
         t = time.perf_counter()
-        result = self.expand(hits, query_vector, depth=depth, gate=gate, batch_gate=batch_gate, query=query)
+        result = self.expand(
+            hits, query_vector, depth=depth, gate=gate, batch_gate=batch_gate, query=query, allocate=True
+        )
         timings["expand"] = time.perf_counter() - t
         timings["total"] = time.perf_counter() - started
         return Trace(query, self.collection, result, timings)
@@ -191,11 +201,15 @@ class ReferenceEngine:
         gate: Gate = follow_all,
         batch_gate: BatchGate | None = None,
         query: str | None = None,
+        allocate: bool = False,
     ) -> ExpansionResult:
         """Follow the references of search ``hits`` of this collection (seeds), ranked by relevance to
         ``query_vector``; ``depth`` hops (default settings.max_depth). With the ``query`` text, references
         to a whole document ("nach dem Atomgesetz", "StrlSchG") are followed by a search for it scoped to
-        that document (its ``section_chunks`` best chunks); without it they are counted, not followed."""
+        that document (its ``section_chunks`` best chunks); without it they are counted, not followed.
+        ``allocate``: rank by relevance times the seed's relative search score and stop at
+        ``max_reached`` passages (`trace`'s allocation, :mod:`~rabbithole.references.allocation`); without
+        it (the research dig, whose gate chooses what to follow) relevance and the token budget alone."""
         if depth is not None and depth < 0:
             raise InvalidRequestError(f"depth must be at least 0, got {depth}")
         seeds = [TracedPassage(h.chunk, 0, h.similarity, None, h.score) for h in hits]
@@ -207,6 +221,7 @@ class ReferenceEngine:
             batch_gate=batch_gate,
             max_depth=depth,
             search_document=search_document,
+            limits=self.trace_limits if allocate else None,
         )
 
     def document_search(self, query: str, query_vector: np.ndarray) -> SearchDocument:

@@ -1,0 +1,70 @@
+"""Where `trace` spends its passages: seeds of distinct sections, expansions weighted by their seed's rank.
+
+Seeds: a later search hit of a section already among the seeds adds no section to the context, so
+:func:`distinct_sections` keeps the first hit of each section.
+
+Expansions: a reference found in the best search hit is more likely to lead to what the question needs
+than one found in the fifteenth: the seed's fused search score, relative to the first hit's, weights the
+relevance of every passage reached from it (``priority = relevance * weight ** source_weight``), and a
+passage reached at a later hop inherits the weight of its seed (the expander records it as it adds the
+passage). With ``source_weight`` 0 the order is relevance alone; ``max_reached`` caps how many passages
+are reached at all (:class:`~rabbithole.references.expansion_types.ExpansionLimits`).
+
+    seeds = distinct_sections(hits)                    # first hit per (document, section), in order
+    weights = seed_weights(seeds)                      # {seed id: its score / the best seed's score}
+    ordered = by_priority(candidates, weights, 1.0)    # best first
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+from rabbithole.core.models import SearchHit
+from rabbithole.references.candidates import Candidate
+from rabbithole.references.provenance import TracedPassage
+
+__all__ = ["by_priority", "distinct_sections", "priority", "seed_weights"]
+
+
+def distinct_sections(hits: Sequence[SearchHit]) -> list[SearchHit]:
+    """The hits in order, without those whose (document, section) an earlier hit already has (hits
+    without a section label are all kept)."""
+    seen: set[tuple[str, str]] = set()
+    out: list[SearchHit] = []
+    for hit in hits:
+        section = hit.chunk.section
+        if section is not None:
+            key = (hit.chunk.document, section)
+            if key in seen:
+                continue
+            seen.add(key)
+        out.append(hit)
+    return out
+
+
+def seed_weights(seeds: Sequence[TracedPassage]) -> dict[str, float]:
+    """Each seed's fused search score relative to the best seed's (1.0 for the best; 1.0 for all where
+    the scores are unknown or not positive)."""
+    scores = [s.search_score for s in seeds if s.search_score is not None]
+    top = max(scores, default=0.0)
+    if top <= 0:
+        return {s.id: 1.0 for s in seeds}
+    return {
+        s.id: max(0.0, min(1.0, s.search_score / top)) if s.search_score is not None else 1.0 for s in seeds
+    }
+
+
+def priority(candidate: Candidate, weights: Mapping[str, float], source_weight: float) -> float:
+    """The candidate's relevance (0 when unknown) times its source's weight to the power ``source_weight``."""
+    relevance = candidate.relevance if candidate.relevance is not None else 0.0
+    if source_weight <= 0:
+        return relevance
+    return relevance * math.pow(weights.get(candidate.target.source.id, 1.0), source_weight)
+
+
+def by_priority(
+    candidates: Sequence[Candidate], weights: Mapping[str, float], source_weight: float
+) -> list[Candidate]:
+    """The candidates best first by :func:`priority` (stable: ties keep their order)."""
+    return sorted(candidates, key=lambda c: -priority(c, weights, source_weight))
