@@ -203,8 +203,17 @@ def test_trace_seeds_take_at_most_their_share_of_the_budget(sample_index: Servic
     assert len(small.trace(question, depth=0, k=6).passages) == 6  # a k named by the caller is kept
 
 
-def test_trace_allocates_its_passages_and_expand_follows_by_relevance_alone(engine: ReferenceEngine) -> None:
+def test_trace_allocates_its_passages_and_expand_follows_by_relevance_alone(sample_index: Services) -> None:
     question = QUESTIONS[0]["question"]
+    compact = sample_index.settings.references.model_copy(update={"max_reached": 7})  # the compact context
+    engine = ReferenceEngine(
+        SAMPLE_COLLECTION,
+        searcher=sample_index.searcher,
+        catalog=sample_index.catalog,
+        vectors=sample_index.store.open(SAMPLE_COLLECTION),
+        registry=sample_index.registry(SAMPLE_COLLECTION),
+        settings=compact,
+    )
     cap = engine.settings.max_reached
     assert cap == 7 and engine.settings.source_weight == 1.0
     traced = engine.trace(question)

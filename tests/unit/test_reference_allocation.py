@@ -87,9 +87,12 @@ def test_max_reached_counts_every_hop_and_zero_means_no_cap() -> None:
 
 def test_allocation_settings_and_their_defaults() -> None:
     settings = ReferenceSettings()
-    assert (settings.distinct_seed_sections, settings.source_weight, settings.max_reached) == (True, 1.0, 7)
+    # no cap by default: the compact allocation (max_reached 7) loses recall on held-out questions
+    assert (settings.distinct_seed_sections, settings.source_weight, settings.max_reached) == (True, 1.0, 0)
     limits = ExpansionLimits.from_settings(settings)
-    assert (limits.source_weight, limits.max_reached) == (1.0, 7)
+    assert (limits.source_weight, limits.max_reached) == (1.0, 0)
+    compact = ExpansionLimits.from_settings(ReferenceSettings(max_reached=7))
+    assert (compact.source_weight, compact.max_reached) == (1.0, 7)
     off = ExpansionLimits.from_settings(ReferenceSettings(source_weight=0.0, max_reached=0))
     assert (off.source_weight, off.max_reached) == (0.0, 0)
     assert (ExpansionLimits().source_weight, ExpansionLimits().max_reached) == (0.0, 0)  # off unless set

@@ -328,11 +328,12 @@ class ReferenceSettings(BaseModel):
         "the research dig's gated expansion ranks by relevance).",
     )
     max_reached: int = Field(
-        7,
+        0,
         ge=0,
         le=500,
         description="Passages `trace` reaches through references at most, besides the token budget "
-        "(0: the token budget alone limits them; the research dig's gated expansion is not capped).",
+        "(0: the token budget alone limits them; 7: a context a third the size at lower recall, see "
+        "docs/references.md; the research dig's gated expansion is not capped).",
     )
 
 
