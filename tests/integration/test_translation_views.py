@@ -64,3 +64,14 @@ def test_one_vector_retriever_where_there_is_no_translation_or_weight(retrieval_
     assert set(summed.candidates) == {"vector", "bm25"}
     given = off.run(QUESTION, "other", k=5, query_vector=off.embed_query(QUESTION, "other"))
     assert [h.chunk.id for h in given.hits] == [h.chunk.id for h in summed.hits]
+
+
+def test_several_vectors_in_one_store_call_answer_as_one_call_each(retrieval_env: RetrievalEnv) -> None:
+    s = searcher(retrieval_env)
+    handle = s.vectors("other")
+    embed = retrieval_env.embedder.embed_query
+    queries = [embed(QUESTION), embed("Genehmigung Antrag Unterlagen")]
+    together = handle.query_many(queries, 7)
+    assert together == [handle.query(q, 7) for q in queries]
+    assert all(len(matches) == 7 for matches in together)
+    assert handle.query_many(queries, 0) == [[], []]

@@ -65,21 +65,22 @@ class VectorHandles:
         self,
         name: str,
         handles: dict[str, VectorCollection],
-        qvec: FloatArray,
+        vectors: Sequence[FloatArray],
         n: int,
         where: Where | None,
-    ) -> list[VectorMatch]:
-        """The vector query, read anew once when the store fails: another process may be writing the
-        collection right now (its revision changes only when that process is done with a document)."""
+    ) -> list[list[VectorMatch]]:
+        """The vector query (one answer list per vector, one Chroma call), read anew once when the store
+        fails: another process may be writing the collection right now (its revision changes only when
+        that process is done with a document)."""
         try:
-            return handles[name].query(qvec, n, where)
+            return handles[name].query_many(vectors, n, where)
         except StoreError:
             self.store.refresh()
             handle = self.store.open(name, self.embedder)
             with self._lock:
                 self._handles[(name, True)] = (self._revisions.get(name, ""), handle)
             handles[name] = handle
-            return handle.query(qvec, n, where)
+            return handle.query_many(vectors, n, where)
 
 
 def check_dimensions(qvec: FloatArray, handles: dict[str, VectorCollection]) -> None:
@@ -102,15 +103,32 @@ def ranked_by_vector(
 ) -> tuple[list[tuple[Key, float]], dict[Key, float]]:
     """The ``n_candidates`` nearest chunks of all collections ``names``, merged by cosine similarity, best
     first, with their similarity; and the similarity of every chunk any collection returned."""
-    scored: list[tuple[float, int, Key]] = []
-    similarity: dict[Key, float] = {}
+    ranking, similarity = ranked_by_vectors(vectors, names, handles, [qvec], n_candidates, where)[0]
+    return ranking, similarity
+
+
+def ranked_by_vectors(
+    vectors: VectorHandles,
+    names: Sequence[str],
+    handles: dict[str, VectorCollection],
+    queries: Sequence[FloatArray],
+    n_candidates: int,
+    where: Where | None,
+) -> list[tuple[list[tuple[Key, float]], dict[Key, float]]]:
+    """:func:`ranked_by_vector` for each of ``queries``, one Chroma call per collection."""
+    scored: list[list[tuple[float, int, Key]]] = [[] for _ in queries]
+    similarity: list[dict[Key, float]] = [{} for _ in queries]
     for c_index, name in enumerate(names):
-        for match in vectors.query(name, handles, qvec, n_candidates, where):
-            key = (name, match.id)
-            scored.append((-match.similarity, c_index, key))
-            similarity[key] = match.similarity
-    scored.sort(key=lambda s: (s[0], s[1]))
-    return [(key, similarity[key]) for _, _, key in scored[:n_candidates]], similarity
+        for q_index, matches in enumerate(vectors.query(name, handles, queries, n_candidates, where)):
+            for match in matches:
+                key = (name, match.id)
+                scored[q_index].append((-match.similarity, c_index, key))
+                similarity[q_index][key] = match.similarity
+    out: list[tuple[list[tuple[Key, float]], dict[Key, float]]] = []
+    for rows, known in zip(scored, similarity, strict=True):
+        rows.sort(key=lambda s: (s[0], s[1]))
+        out.append(([(key, known[key]) for _, _, key in rows[:n_candidates]], known))
+    return out
 
 
 def views_ranked(
@@ -127,8 +145,9 @@ def views_ranked(
     if views.translation is None:
         ranking, similarity = ranked_by_vector(vectors, names, handles, views.combined, n_candidates, where)
         return ranking, None, similarity
-    own, _ = ranked_by_vector(vectors, names, handles, views.question, n_candidates, where)
-    translated, _ = ranked_by_vector(vectors, names, handles, views.translation, n_candidates, where)
+    (own, _), (translated, _) = ranked_by_vectors(
+        vectors, names, handles, [views.question, views.translation], n_candidates, where
+    )
     return own, translated, {}
 
 
