@@ -17,10 +17,9 @@ Modes "vector" and "bm25" run one retriever (benchmarks compare them). A query v
 to leave embedding time out of measurements.
 
 Cross-lingual queries: an English question over German laws is searched in BM25 by the German terms the
-glossary gives its phrases (:mod:`rabbithole.retrieval.bm25_side`); the same translation moves the query
-vector (:meth:`HybridSearcher.embed_query`, ``retrieval.glossary_vector_weight``). In hybrid mode each
-retriever's first ``retrieval.pin_first`` candidates are kept among the first ``PIN_WITHIN`` results
-(:func:`fusion.pin_first_ranks`).
+glossary gives its phrases (:mod:`rabbithole.retrieval.bm25_side`), and by two vector retrievers, its own
+vector and its translation's (:mod:`rabbithole.retrieval.query_views`). In hybrid mode each retriever's
+first ``retrieval.pin_first`` candidates are kept among the first 5 (:func:`score_fusion.fuse_candidates`).
 """
 
 from __future__ import annotations
@@ -39,11 +38,10 @@ from rabbithole.embeddings.base import Embedder, FloatArray, l2_normalize
 from rabbithole.retrieval.bm25_index import BM25Indexes, BM25Params
 from rabbithole.retrieval.bm25_side import BM25Side, search_bm25
 from rabbithole.retrieval.filters import SearchFilters
-from rabbithole.retrieval.fusion import Fused, pin_first_ranks, reciprocal_rank_fusion
 from rabbithole.retrieval.hit_pages import FETCH_MARGIN, top_unique
 from rabbithole.retrieval.query_views import QueryViewCache, QueryViews, embed_views
 from rabbithole.retrieval.rerank import Reranker, create_reranker
-from rabbithole.retrieval.score_fusion import ScoreFusion
+from rabbithole.retrieval.score_fusion import ScoreFusion, fuse_candidates
 from rabbithole.retrieval.search_result import MODES as MODES
 from rabbithole.retrieval.search_result import SearchMode as SearchMode
 from rabbithole.retrieval.search_result import SearchResult as SearchResult
@@ -61,8 +59,6 @@ if TYPE_CHECKING:
     from rabbithole.core.config import Settings
     from rabbithole.store.chroma_store import ChromaStore, VectorCollection
 
-#: retrieval.pin_first keeps each retriever's first candidates among this many first results
-PIN_WITHIN = 5
 
 Key = tuple[str, str]  # (collection, chunk id)
 
@@ -244,7 +240,11 @@ class HybridSearcher:
             timings["bm25"] = time.perf_counter() - t
 
         t = time.perf_counter()
-        fused = self._fuse(vector_ranking, translation_ranking, side, mode, k)
+        lists = {"vector": vector_ranking, "translation": translation_ranking, "bm25": side.ranking}
+        depth = 2 * (max(k, self.settings.rerank_candidates) if self.reranker else k) + FETCH_MARGIN
+        fused = fuse_candidates(
+            self._fusion, lists, side.tokens, depth, self.settings, hybrid=mode == "hybrid"
+        )
         timings["fuse"] = time.perf_counter() - t
 
         rerank = self.reranker is not None and mode == "hybrid"
@@ -280,7 +280,6 @@ class HybridSearcher:
             timings["rerank"] = time.perf_counter() - t
         hits = hits[:k]
         timings["total"] = time.perf_counter() - started
-        lists = {"vector": vector_ranking, "translation": translation_ranking, "bm25": side.ranking}
         counts = {name: len(ranked) for name, ranked in lists.items() if ranked is not None}
         return SearchResult(
             hits=hits,
@@ -290,30 +289,6 @@ class HybridSearcher:
             bm25_skipped=side.skipped,
             bm25_translated=side.translated,
         )
-
-    def _fuse(
-        self,
-        vector: list[tuple[Key, float]] | None,
-        translation: list[tuple[Key, float]] | None,
-        side: BM25Side,
-        mode: SearchMode,
-        k: int,
-    ) -> list[Fused[Key]]:
-        """The candidates of the retrievers fused (``retrieval.fusion``), each retriever's first
-        ``pin_first`` kept among the first ``PIN_WITHIN`` in hybrid mode."""
-        lists = {"vector": vector, "translation": translation, "bm25": side.ranking}
-        present = {name: ranked for name, ranked in lists.items() if ranked is not None}
-        if self.settings.fusion == "rrf":
-            rankings = {name: [key for key, _ in ranked] for name, ranked in present.items()}
-            fused = reciprocal_rank_fusion(rankings, k=self.settings.rrf_k, n_retrievers=len(rankings))
-        else:
-            depth = 2 * (max(k, self.settings.rerank_candidates) if self.reranker else k) + FETCH_MARGIN
-            fused = self._fusion.fuse(
-                present, side.tokens if mode == "hybrid" else None, depth, self.settings
-            )
-        if mode == "hybrid" and self.settings.pin_first > 0:
-            fused = pin_first_ranks(fused, self.settings.pin_first, PIN_WITHIN)
-        return fused
 
     def vectors(self, collection: str) -> VectorCollection:
         """The collection's current vector handle (read anew when the collection changed)."""

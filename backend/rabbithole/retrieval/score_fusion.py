@@ -14,10 +14,20 @@ from collections.abc import Mapping, Sequence
 
 from rabbithole.core.config import RetrievalSettings
 from rabbithole.retrieval.bm25_index import BM25Index
-from rabbithole.retrieval.fusion import Fused, max_normalized, minmax_normalized, weighted_score_fusion
+from rabbithole.retrieval.fusion import (
+    Fused,
+    max_normalized,
+    minmax_normalized,
+    pin_first_ranks,
+    reciprocal_rank_fusion,
+    weighted_score_fusion,
+)
 from rabbithole.retrieval.headings import HeadingMatcher
 
 Key = tuple[str, str]  # (collection, chunk id)
+
+#: retrieval.pin_first keeps each retriever's first candidates among this many first results
+PIN_WITHIN = 5
 
 
 class ScoreFusion:
@@ -61,3 +71,26 @@ class ScoreFusion:
             return bonus
 
         return weighted_score_fusion(scores, weights, None, settings.heading_weight, bonus_of=heading_bonus)
+
+
+def fuse_candidates(
+    fusion: ScoreFusion,
+    lists: Mapping[str, Sequence[tuple[Key, float]] | None],
+    query_tokens: dict[str, tuple[BM25Index, list[str]]],
+    depth: int,
+    settings: RetrievalSettings,
+    *,
+    hybrid: bool,
+) -> list[Fused[Key]]:
+    """The candidates of the retrievers that ran (``lists``: None for one that did not) fused by
+    ``retrieval.fusion``; in hybrid mode with the heading bonus (``query_tokens``) and each retriever's
+    first ``pin_first`` kept among the first ``PIN_WITHIN``."""
+    present = {name: ranked for name, ranked in lists.items() if ranked is not None}
+    if settings.fusion == "rrf":
+        rankings = {name: [key for key, _ in ranked] for name, ranked in present.items()}
+        fused = reciprocal_rank_fusion(rankings, k=settings.rrf_k, n_retrievers=len(rankings))
+    else:
+        fused = fusion.fuse(present, query_tokens if hybrid else None, depth, settings)
+    if hybrid and settings.pin_first > 0:
+        fused = pin_first_ranks(fused, settings.pin_first, PIN_WITHIN)
+    return fused
