@@ -118,6 +118,7 @@ def baseline_settings(current: Any) -> Any:
         "thesaurus": False,
         "heading_weight": 0.0,
         "pin_first": 0,
+        "translation_weight": 0.0,
     }
     return current.model_copy(update=round1)
 

@@ -264,6 +264,14 @@ class RetrievalSettings(BaseModel):
         description="An English question over German documents is embedded as its own vector plus this "
         "weight times the vector of its glossary translation (both unit length; 0: the question alone).",
     )
+    translation_weight: float = Field(
+        0.2,
+        ge=0.0,
+        le=1.0,
+        description="Hybrid: an English question over German documents is searched by two vector "
+        "retrievers, its own vector and its glossary translation's, fused with this weight for the "
+        "translation (beside 1 - bm25_weight and bm25_weight); 0: one vector, the sum of both.",
+    )
     thesaurus: bool = Field(
         True,
         description="BM25 searches a German question also with the legal terms of its everyday phrases "

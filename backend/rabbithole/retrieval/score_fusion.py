@@ -2,20 +2,32 @@
 (``retrieval.fusion = "score"``; see docs/retrieval.md).
 
 Each retriever's scores are normalized over its candidates (cosine similarity min-max, BM25 divided by the
-best score) and summed with the weights ``1 - bm25_weight`` and ``bm25_weight``; in hybrid mode each
-candidate also gets ``heading_weight`` times its heading match (:mod:`rabbithole.retrieval.headings`).
+best score) and summed with the weights ``1 - bm25_weight`` ("vector"), ``bm25_weight`` ("bm25") and
+``translation_weight`` ("translation": the vector of a cross-lingual question's glossary translation, see
+:mod:`rabbithole.retrieval.query_views`), rescaled to sum to 1 over the retrievers that ran; in hybrid mode
+each candidate also gets ``heading_weight`` times its heading match (:mod:`rabbithole.retrieval.headings`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from rabbithole.core.config import RetrievalSettings
 from rabbithole.retrieval.bm25_index import BM25Index
-from rabbithole.retrieval.fusion import Fused, max_normalized, minmax_normalized, weighted_score_fusion
+from rabbithole.retrieval.fusion import (
+    Fused,
+    max_normalized,
+    minmax_normalized,
+    pin_first_ranks,
+    reciprocal_rank_fusion,
+    weighted_score_fusion,
+)
 from rabbithole.retrieval.headings import HeadingMatcher
 
 Key = tuple[str, str]  # (collection, chunk id)
+
+#: retrieval.pin_first keeps each retriever's first candidates among this many first results
+PIN_WITHIN = 5
 
 
 class ScoreFusion:
@@ -26,22 +38,25 @@ class ScoreFusion:
 
     def fuse(
         self,
-        vector: Sequence[tuple[Key, float]] | None,
-        bm25: Sequence[tuple[Key, float]] | None,
+        lists: Mapping[str, Sequence[tuple[Key, float]]],
         query_tokens: dict[str, tuple[BM25Index, list[str]]] | None,
         depth: int,
         settings: RetrievalSettings,
     ) -> list[Fused[Key]]:
-        """``vector``/``bm25``: each retriever's candidates, best first, with raw scores (None: it did not
-        run). ``query_tokens``: per collection its BM25 index and the query's BM25 tokens, for the heading
-        bonus (None: no bonus). The bonus is computed only for the candidates it could lift into the first
-        ``depth`` (it is at most ``heading_weight``, so the others cannot get there)."""
-        scores: dict[str, dict[Key, float]] = {}
-        if vector is not None:
-            scores["vector"] = minmax_normalized(vector)
-        if bm25 is not None:
-            scores["bm25"] = max_normalized(bm25)
-        weights = {"vector": 1.0 - settings.bm25_weight, "bm25": settings.bm25_weight}
+        """``lists``: the candidates of each retriever that ran ("vector", "translation", "bm25"), best
+        first, with raw scores. ``query_tokens``: per collection its BM25 index and the query's BM25
+        tokens, for the heading bonus (None: no bonus). The bonus is computed only for the candidates it
+        could lift into the first ``depth`` (it is at most ``heading_weight``, so the others cannot get
+        there)."""
+        scores: dict[str, dict[Key, float]] = {
+            name: max_normalized(ranked) if name == "bm25" else minmax_normalized(ranked)
+            for name, ranked in lists.items()
+        }
+        weights = {
+            "vector": 1.0 - settings.bm25_weight,
+            "bm25": settings.bm25_weight,
+            "translation": settings.translation_weight,
+        }
         if not query_tokens or settings.heading_weight <= 0:
             return weighted_score_fusion(scores, weights)
 
@@ -56,3 +71,26 @@ class ScoreFusion:
             return bonus
 
         return weighted_score_fusion(scores, weights, None, settings.heading_weight, bonus_of=heading_bonus)
+
+
+def fuse_candidates(
+    fusion: ScoreFusion,
+    lists: Mapping[str, Sequence[tuple[Key, float]] | None],
+    query_tokens: dict[str, tuple[BM25Index, list[str]]],
+    depth: int,
+    settings: RetrievalSettings,
+    *,
+    hybrid: bool,
+) -> list[Fused[Key]]:
+    """The candidates of the retrievers that ran (``lists``: None for one that did not) fused by
+    ``retrieval.fusion``; in hybrid mode with the heading bonus (``query_tokens``) and each retriever's
+    first ``pin_first`` kept among the first ``PIN_WITHIN``."""
+    present = {name: ranked for name, ranked in lists.items() if ranked is not None}
+    if settings.fusion == "rrf":
+        rankings = {name: [key for key, _ in ranked] for name, ranked in present.items()}
+        fused = reciprocal_rank_fusion(rankings, k=settings.rrf_k, n_retrievers=len(rankings))
+    else:
+        fused = fusion.fuse(present, query_tokens if hybrid else None, depth, settings)
+    if hybrid and settings.pin_first > 0:
+        fused = pin_first_ranks(fused, settings.pin_first, PIN_WITHIN)
+    return fused

@@ -207,6 +207,28 @@ class VectorCollection:
         distances = result["distances"][0] if result.get("distances") else []
         return [VectorMatch(str(i), float(d)) for i, d in zip(ids, distances, strict=True)]
 
+    def query_many(
+        self, vectors: Sequence[np.ndarray], n: int, where: Where | None = None
+    ) -> list[list[VectorMatch]]:
+        """:meth:`query` for several vectors in one Chroma call (one answer list per vector, in order)."""
+        queries = np.stack([np.asarray(v, dtype=np.float32).reshape(-1) for v in vectors])
+        if queries.shape[1] != self.dim:
+            raise ValueError(
+                f"collection '{self.name}' holds {self.dim}-d vectors, query is {queries.shape[1]}-d"
+            )
+        if n <= 0:
+            return [[] for _ in vectors]
+        with _chroma_errors(f"searching '{self.name}'"):
+            result = self._handle.query(
+                query_embeddings=queries, n_results=n, where=where or None, include=["distances"]
+            )
+        ids = result["ids"] or [[] for _ in vectors]
+        distances = result.get("distances") or [[] for _ in vectors]
+        return [
+            [VectorMatch(str(i), float(d)) for i, d in zip(row_ids, row_distances, strict=True)]
+            for row_ids, row_distances in zip(ids, distances, strict=True)
+        ]
+
     def get_embeddings(self, ids: Sequence[str]) -> dict[str, FloatArray]:
         """Stored vectors by chunk id (ids that are not stored are left out)."""
         out: dict[str, FloatArray] = {}

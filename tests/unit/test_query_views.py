@@ -1,0 +1,73 @@
+"""The two views of a cross-lingual question (pure parts): combining them, remembering them for a caller
+that passes the combined vector back, and fusing the translation's ranking as a third retriever."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rabbithole.core.config import RetrievalSettings
+from rabbithole.retrieval.query_views import QueryViewCache, combine
+from rabbithole.retrieval.score_fusion import ScoreFusion
+
+
+def unit(*values: float) -> np.ndarray:
+    vector = np.asarray(values, dtype=np.float32)
+    return vector / np.linalg.norm(vector)
+
+
+def test_combine_sums_the_unit_views_with_the_translations_weight() -> None:
+    views = combine(np.array([2.0, 0.0, 0.0]), np.array([0.0, 3.0, 0.0]), 1.0)
+    np.testing.assert_allclose(views.question, [1.0, 0.0, 0.0])
+    np.testing.assert_allclose(views.translation, [0.0, 1.0, 0.0])  # type: ignore[arg-type]
+    np.testing.assert_allclose(views.combined, unit(1.0, 1.0, 0.0), atol=1e-6)
+    half = combine(np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0]), 0.5)
+    np.testing.assert_allclose(half.combined, unit(1.0, 0.5, 0.0), atol=1e-6)
+
+
+def test_without_translation_or_weight_the_question_is_the_combined_vector() -> None:
+    for views in (combine(np.array([0.0, 2.0]), None, 1.0), combine(np.array([0.0, 2.0]), np.ones(2), 0.0)):
+        assert views.translation is None
+        np.testing.assert_allclose(views.combined, [0.0, 1.0])
+        np.testing.assert_allclose(views.question, [0.0, 1.0])
+
+
+def test_the_cache_answers_only_for_the_same_query_languages_and_combined_vector() -> None:
+    cache = QueryViewCache()
+    views = combine(unit(1.0, 0.0, 0.0), unit(0.0, 1.0, 0.0), 1.0)
+    cache.put("dose limits", ("de",), views)
+    assert cache.get("dose limits", ("de",), views.combined.copy()) is views
+    assert cache.get("dose limits", ("de",), views.question) is None  # another vector: searched as given
+    assert cache.get("dose limits", ("de", "en"), views.combined) is None
+    assert cache.get("other question", ("de",), views.combined) is None
+    assert cache.get("dose limits", ("de",), np.ones(2, dtype=np.float32)) is None
+
+
+def test_the_cache_forgets_the_oldest_views_first() -> None:
+    cache = QueryViewCache(size=2)
+    made = {q: combine(unit(1.0, float(i)), unit(float(i), 1.0), 1.0) for i, q in enumerate("abc", start=1)}
+    for query, views in made.items():
+        cache.put(query, ("de",), views)
+    assert cache.get("a", ("de",), made["a"].combined) is None
+    assert cache.get("b", ("de",), made["b"].combined) is made["b"]
+    assert cache.get("c", ("de",), made["c"].combined) is made["c"]
+
+
+def test_score_fusion_weighs_the_translation_beside_vector_and_bm25() -> None:
+    a, b, c = ("x", "a"), ("x", "b"), ("x", "c")
+    settings = RetrievalSettings(bm25_weight=0.6, translation_weight=0.2, heading_weight=0.0)
+    fused = ScoreFusion().fuse(
+        {"vector": [(a, 0.9), (b, 0.5)], "translation": [(c, 0.8), (a, 0.4)], "bm25": [(b, 4.0), (c, 2.0)]},
+        None,
+        10,
+        settings,
+    )
+    score = {f.key: f.rrf for f in fused}
+    total = 0.4 + 0.2 + 0.6  # the weights of the retrievers that ran, rescaled to sum to 1
+    np.testing.assert_allclose(score[a], 0.4 / total * 1.0 + 0.2 / total * 0.0, atol=1e-9)
+    np.testing.assert_allclose(score[b], 0.4 / total * 0.0 + 0.6 / total * 1.0, atol=1e-9)
+    np.testing.assert_allclose(score[c], 0.2 / total * 1.0 + 0.6 / total * 0.5, atol=1e-9)
+    assert fused[0].key == b and fused[0].ranks == {"vector": 2, "bm25": 1}
+    assert {f.key: f.ranks for f in fused}[c] == {"translation": 1, "bm25": 2}
+    # without a translation ranking the two retrievers keep their weights
+    two = ScoreFusion().fuse({"vector": [(a, 0.9), (b, 0.5)], "bm25": [(b, 4.0)]}, None, 10, settings)
+    np.testing.assert_allclose({f.key: f.rrf for f in two}[b], 0.6, atol=1e-9)
