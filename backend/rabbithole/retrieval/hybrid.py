@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rabbithole.core.config import RetrievalSettings
-from rabbithole.core.errors import InvalidRequestError
+from rabbithole.core.errors import InvalidRequestError, StoreError
 from rabbithole.core.models import SearchHit
 from rabbithole.embeddings.base import Embedder, FloatArray, l2_normalize
 from rabbithole.retrieval.bm25_index import BM25Indexes, BM25Params
@@ -258,7 +258,16 @@ class HybridSearcher:
             indexes = {name: index for name, (index, _) in side.tokens.items()}
             keys = [f.key for f in top]
             similarity.update(
-                missing_similarities(keys, similarity, qvec, handles, indexes, self.bm25, self.vector_cache)
+                missing_similarities(
+                    keys,
+                    similarity,
+                    qvec,
+                    handles,
+                    indexes,
+                    self.bm25,
+                    self.vector_cache,
+                    reopen=self._vectors.reopened,
+                )
             )
         bm25_scores = side.scores_of([f.key for f in top])
         timings["scores"] = time.perf_counter() - t
@@ -299,7 +308,11 @@ class HybridSearcher:
         its vectors beside it (built once per revision: after an ingestion, this is where it is built)."""
         revision, handle = self._vectors.open(collection, check_model=True)
         index = self.bm25.get(collection, revision=revision)
-        self.vector_cache.build(self.bm25.directory(collection), index, handle)
+        directory = self.bm25.directory(collection)
+        try:
+            self.vector_cache.build(directory, index, handle)
+        except StoreError:  # another process wrote the collection meanwhile: read the store anew, once
+            self.vector_cache.build(directory, index, self._vectors.reopened(collection))
 
     def invalidate(self, collection: str) -> None:
         """Drop the in-memory BM25 index of a collection (e.g. after re-ingesting it)."""

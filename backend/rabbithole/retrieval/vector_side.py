@@ -9,7 +9,7 @@ values).
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -75,12 +75,18 @@ class VectorHandles:
         try:
             return handles[name].query_many(vectors, n, where)
         except StoreError:
-            self.store.refresh()
-            handle = self.store.open(name, self.embedder)
-            with self._lock:
-                self._handles[(name, True)] = (self._revisions.get(name, ""), handle)
+            handle = self.reopened(name)
             handles[name] = handle
             return handle.query_many(vectors, n, where)
+
+    def reopened(self, name: str) -> VectorCollection:
+        """After a store error: the store read anew and the collection's handle opened again (another
+        process may be writing the collection right now, or has just written it)."""
+        self.store.refresh()
+        handle = self.store.open(name, self.embedder)
+        with self._lock:
+            self._handles[(name, True)] = (self._revisions.get(name, ""), handle)
+        return handle
 
 
 def check_dimensions(qvec: FloatArray, handles: dict[str, VectorCollection]) -> None:
@@ -159,9 +165,11 @@ def missing_similarities(
     indexes: dict[str, BM25Index],
     bm25: BM25Indexes,
     cache: VectorCache,
+    reopen: Callable[[str], VectorCollection] | None = None,
 ) -> dict[Key, float]:
     """The similarity to ``qvec`` of the ``keys`` not in ``known`` (hits the vector query did not return):
-    their vectors come from the copy kept beside the BM25 index when it is current, else from the store."""
+    their vectors come from the copy kept beside the BM25 index when it is current, else from the store
+    (read again once through ``reopen`` when the store fails, as the vector query is)."""
     missing: dict[str, list[str]] = {}
     for key in keys:
         if key not in known:
@@ -182,7 +190,13 @@ def missing_similarities(
                     vectors[chunk_id] = vector
         rest = [chunk_id for chunk_id in ids if chunk_id not in vectors]
         if rest:
-            vectors.update(handle.get_embeddings(rest))
+            try:
+                vectors.update(handle.get_embeddings(rest))
+            except StoreError:
+                if reopen is None:
+                    raise
+                handle = handles[collection] = reopen(collection)
+                vectors.update(handle.get_embeddings(rest))
         for chunk_id, vector in vectors.items():
             out[(collection, chunk_id)] = float(np.clip(np.dot(l2_normalize(vector), qvec), -1.0, 1.0))
     return out
