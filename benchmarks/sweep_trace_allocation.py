@@ -27,7 +27,6 @@ from benchmarks.bench_references import (  # noqa: E402
     load_questions,
     open_sample,
 )
-from rabbithole.references.expansion import ExpansionLimits  # noqa: E402
 from rabbithole.references.tracing import ReferenceEngine  # noqa: E402
 from rabbithole.services import Services  # noqa: E402
 
@@ -74,7 +73,6 @@ def evaluate(
         vectors=services.store.open(COLLECTION),
         registry=services.registry(COLLECTION),
         settings=settings,
-        limits=ExpansionLimits.from_settings(settings),
     )
     traced: Traced = {}
     for q in questions:

@@ -97,16 +97,6 @@ def test_english_question_over_german_text_runs_bm25_with_german_terms(retrieval
     assert s.run(question, "other", mode="bm25", k=3).hits
 
 
-def _searcher(env: RetrievalEnv, **settings: object) -> HybridSearcher:
-    return HybridSearcher(
-        env.embedder,
-        env.store,
-        env.source,
-        index_dir=env.storage.index_dir,
-        settings=RetrievalSettings(k=5, candidates=30).model_copy(update=settings),
-    )
-
-
 def test_english_question_over_german_text_is_embedded_with_its_translation(
     retrieval_env: RetrievalEnv,
 ) -> None:
@@ -129,14 +119,14 @@ def test_english_question_over_german_text_is_embedded_with_its_translation(
     embedded = s.run(question, "other", k=5)
     given = s.run(question, "other", k=5, query_vector=s.embed_query(question, "other"))
     assert [h.chunk.id for h in embedded.hits] == [h.chunk.id for h in given.hits]
-    off = _searcher(retrieval_env, glossary_vector_weight=0.0)
+    off = retrieval_env.searcher_with(glossary_vector_weight=0.0)
     np.testing.assert_allclose(off.embed_query(question, "other"), plain, atol=1e-6)
 
 
 def test_pin_first_keeps_each_retrievers_best_among_the_first_five(retrieval_env: RetrievalEnv) -> None:
     query = "Wer muss radioaktive Abfälle abliefern und wann gilt eine Genehmigung?"
-    fused = _searcher(retrieval_env, pin_first=0).search(query, "laws", k=10)
-    pinned = _searcher(retrieval_env, pin_first=2).search(query, "laws", k=10)
+    fused = retrieval_env.searcher_with(pin_first=0).search(query, "laws", k=10)
+    pinned = retrieval_env.searcher_with(pin_first=2).search(query, "laws", k=10)
     best = [h.chunk.id for h in pinned if min(h.vector_rank or 99, h.bm25_rank or 99) <= 2]
     assert best and all(chunk in [h.chunk.id for h in pinned[:5]] for chunk in best)
     # the others keep the order fusion gave them
@@ -176,7 +166,7 @@ def test_scores_are_normalized_monotone_and_complete(retrieval_env: RetrievalEnv
     settings = retrieval_env.searcher.settings
     assert settings.fusion == "score"
     # pin_first moves hits up without changing their fused score; without it scores fall monotonically
-    unpinned = _searcher(retrieval_env, pin_first=0)
+    unpinned = retrieval_env.searcher_with(pin_first=0)
     for query in (GRENZWERTE, SPALTUNG, "Aufbewahrung von Kernbrennstoffen", "radon workplaces"):
         hits = retrieval_env.searcher.search(query, ["laws", "other"], k=8)
         assert hits

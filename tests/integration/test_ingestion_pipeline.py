@@ -6,6 +6,7 @@ import shutil
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,6 +28,7 @@ from rabbithole.ingestion.errors import CorruptDocumentError
 from rabbithole.ingestion.parser import AutoParser
 from rabbithole.ingestion.pipeline import IngestionPipeline
 from rabbithole.retrieval.filters import SearchFilters
+from rabbithole.services import Services
 
 
 def _folder_with_bad_files(root: Path) -> Path:
@@ -204,11 +206,11 @@ class _GatedParser:
         return self.inner.parse(path, file_name)
 
 
-class _LoadSignallingEmbedder:
-    """The real embedder: ``loaded`` is set once its weights load; embedding waits for ``before_embed``."""
+class _DelegatingEmbedder:
+    """The real embedder behind a test's own ``embed_documents``."""
 
-    def __init__(self, inner: Embedder, before_embed: threading.Event) -> None:
-        self.inner, self.loaded, self.before_embed = inner, threading.Event(), before_embed
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
 
     @property
     def model_id(self) -> str:
@@ -217,6 +219,20 @@ class _LoadSignallingEmbedder:
     @property
     def dim(self) -> int:
         return self.inner.dim
+
+    def embed_documents(self, texts: Sequence[str]) -> FloatArray:
+        return self.inner.embed_documents(texts)
+
+    def embed_query(self, text: str) -> FloatArray:
+        return self.inner.embed_query(text)
+
+
+class _LoadSignallingEmbedder(_DelegatingEmbedder):
+    """The real embedder: ``loaded`` is set once its weights load; embedding waits for ``before_embed``."""
+
+    def __init__(self, inner: Embedder, before_embed: threading.Event) -> None:
+        super().__init__(inner)
+        self.loaded, self.before_embed = threading.Event(), before_embed
 
     def load(self) -> None:
         self.inner.load()  # type: ignore[attr-defined]
@@ -227,8 +243,18 @@ class _LoadSignallingEmbedder:
             raise AssertionError("the warm-up did not run while the first file was embedded")
         return self.inner.embed_documents(texts)
 
-    def embed_query(self, text: str) -> FloatArray:
-        return self.inner.embed_query(text)
+
+def _pipeline(services: Services, embedder: Embedder, **options: Any) -> IngestionPipeline:
+    """The services' pipeline parts around a test's embedder (and its other ``options``)."""
+    return IngestionPipeline(
+        settings=services.settings.ingestion,
+        catalog=services.catalog,
+        parser=options.pop("parser", AutoParser(services.settings.ingestion)),
+        embedder_factory=lambda: embedder,
+        store_factory=lambda: services.store,
+        tokens_factory=lambda: services.tokens,
+        **options,
+    )
 
 
 def test_model_load_overlaps_parsing_and_warm_up_overlaps_embedding(
@@ -241,14 +267,11 @@ def test_model_load_overlaps_parsing_and_warm_up_overlaps_embedding(
     services = make_services()
     warmed = threading.Event()
     embedder = _LoadSignallingEmbedder(services.embedder, before_embed=warmed)
-    pipeline = IngestionPipeline(
-        settings=services.settings.ingestion,
-        catalog=services.catalog,
+    pipeline = _pipeline(
+        services,
+        embedder,
         # the first parse can only finish once the model is loaded: loading must not wait for parsing
         parser=_GatedParser(AutoParser(services.settings.ingestion), embedder.loaded),
-        embedder_factory=lambda: embedder,
-        store_factory=lambda: services.store,
-        tokens_factory=lambda: services.tokens,
         # the first embedding can only start once the warm-up ran: it must not wait for the embedder
         warm_up=warmed.set,
     )
@@ -256,24 +279,16 @@ def test_model_load_overlaps_parsing_and_warm_up_overlaps_embedding(
     assert sorted(report.added) == ["PrüfG.pdf", "report.pdf"] and not report.problems
 
 
-class _PairedEmbedder:
+class _PairedEmbedder(_DelegatingEmbedder):
     """The real embedder, but a call returns only once another call is in flight beside it (or fails after
     30 s): it passes only if the pipeline hands the next file to the embedder before the previous one is
     done, so the embedder's workers never wait for a file boundary."""
 
     def __init__(self, inner: Embedder) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.pair = threading.Barrier(2, timeout=30)
         self.calls = 0
         self.counting = threading.Lock()
-
-    @property
-    def model_id(self) -> str:
-        return self.inner.model_id
-
-    @property
-    def dim(self) -> int:
-        return self.inner.dim
 
     def embed_documents(self, texts: Sequence[str]) -> FloatArray:
         with self.counting:
@@ -282,9 +297,6 @@ class _PairedEmbedder:
         if first_two:
             self.pair.wait()  # the first two files meet here
         return self.inner.embed_documents(texts)
-
-    def embed_query(self, text: str) -> FloatArray:
-        return self.inner.embed_query(text)
 
 
 def test_two_files_are_embedded_at_once_and_stored_in_order(
@@ -296,16 +308,8 @@ def test_two_files_are_embedded_at_once_and_stored_in_order(
     build_report_pdf(folder / "B-report.pdf")
     build_legal_pdf(folder / "C-PrüfG.pdf")
     services = make_services()
-    embedder = _PairedEmbedder(services.embedder)
     events: list[tuple[str, str]] = []
-    pipeline = IngestionPipeline(
-        settings=services.settings.ingestion,
-        catalog=services.catalog,
-        parser=AutoParser(services.settings.ingestion),
-        embedder_factory=lambda: embedder,
-        store_factory=lambda: services.store,
-        tokens_factory=lambda: services.tokens,
-    )
+    pipeline = _pipeline(services, _PairedEmbedder(services.embedder))
     report = pipeline.ingest(folder, progress=lambda e: events.append((e.stage, e.file_name))).collections[0]
     assert report.added == ["A-PrüfG.pdf", "B-report.pdf", "C-PrüfG.pdf"] and not report.problems
     assert [name for stage, name in events if stage == "file"] == report.added

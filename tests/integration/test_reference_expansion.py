@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from fixtures.sample_index import SAMPLE_COLLECTION
+from rabbithole.core.config import ReferenceSettings
 from rabbithole.core.models import SearchHit
 from rabbithole.references.allocation import distinct_sections
 from rabbithole.references.expansion import ExpansionLimits, ExpansionResult, TracedPassage
@@ -31,15 +32,17 @@ def engine(sample_index: Services) -> ReferenceEngine:
     return sample_index.reference_engine(SAMPLE_COLLECTION)
 
 
-def new_engine(services: Services, **options: Any) -> ReferenceEngine:
-    """A reference engine over the sample with other limits or another detector than the shared one."""
+def new_engine(
+    services: Services, settings: ReferenceSettings | None = None, **options: Any
+) -> ReferenceEngine:
+    """A reference engine over the sample with other settings, limits or detector than the shared one."""
     return ReferenceEngine(
         SAMPLE_COLLECTION,
         searcher=services.searcher,
         catalog=services.catalog,
         vectors=services.store.open(SAMPLE_COLLECTION),
         registry=services.registry(SAMPLE_COLLECTION),
-        settings=services.settings.references,
+        settings=settings or services.settings.references,
         **options,
     )
 
@@ -206,14 +209,7 @@ def test_trace_seeds_take_at_most_their_share_of_the_budget(sample_index: Servic
 def test_trace_allocates_its_passages_and_expand_follows_by_relevance_alone(sample_index: Services) -> None:
     question = QUESTIONS[0]["question"]
     compact = sample_index.settings.references.model_copy(update={"max_reached": 7})  # the compact context
-    engine = ReferenceEngine(
-        SAMPLE_COLLECTION,
-        searcher=sample_index.searcher,
-        catalog=sample_index.catalog,
-        vectors=sample_index.store.open(SAMPLE_COLLECTION),
-        registry=sample_index.registry(SAMPLE_COLLECTION),
-        settings=compact,
-    )
+    engine = new_engine(sample_index, compact)
     cap = engine.settings.max_reached
     assert cap == 7 and engine.settings.source_weight == 1.0
     traced = engine.trace(question)

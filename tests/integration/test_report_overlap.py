@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -78,12 +78,15 @@ class ArrivalLog:
         return generate_instance(request.format, PromptContext.from_messages(request.messages))
 
 
-async def report(runner: ResearchRunner, **overrides: Any) -> ResearchResult:
-    """A report approved as proposed (no refinement unless ``overrides`` say so)."""
+async def report(
+    runner: ResearchRunner, on_event: Callable[[dict[str, Any]], None] | None = None, **overrides: Any
+) -> ResearchResult:
+    """A report approved as proposed (no refinement unless ``overrides`` say so); ``on_event`` sees the
+    events of the run after the approval."""
     record = runner.create(TOPIC, ["sample"], "report", {"refinement_rounds": 0, **overrides})
     view = await runner.advance(record.id)
     assert view.interrupt is not None and view.interrupt["kind"] == "outline"
-    view = await runner.advance(record.id, {"action": "approve"})
+    view = await runner.advance(record.id, {"action": "approve"}, on_event=on_event)
     assert view.result is not None and view.result.status == "done"
     return view.result
 
@@ -132,12 +135,7 @@ async def test_references_of_both_depths_are_judged_at_once_and_followed_as_befo
     fake_ollama.script(log, schema="ReferenceGate")
     fake_ollama.set_latency(LATENCY_MS)
     ahead_events: list[dict[str, Any]] = []
-    runner = ResearchRunner(research_services)
-    record = runner.create(TOPIC, ["sample"], "report", {"depth": 2, "refinement_rounds": 0})
-    await runner.advance(record.id)
-    view = await runner.advance(record.id, {"action": "approve"}, on_event=ahead_events.append)
-    ahead = view.result
-    assert ahead is not None and ahead.status == "done"
+    ahead = await report(ResearchRunner(research_services), ahead_events.append, depth=2)
     # two calls, and depth 2's had arrived before depth 1's answer; every reference met was judged ahead
     assert log.arrived_at_answer == [2, 2] and ahead.llm_calls["gate"] == 2
     gates = [r for r in fake_ollama.model_requests() if r.schema_name == "ReferenceGate"]
@@ -156,12 +154,7 @@ async def test_references_of_both_depths_are_judged_at_once_and_followed_as_befo
     )
     before_events: list[dict[str, Any]] = []
     async with Services(settings, share_with=sample_index) as services:
-        runner = ResearchRunner(services)
-        record = runner.create(TOPIC, ["sample"], "report", {"depth": 2, "refinement_rounds": 0})
-        await runner.advance(record.id)
-        view = await runner.advance(record.id, {"action": "approve"}, on_event=before_events.append)
-    before = view.result
-    assert before is not None and before.status == "done"
+        before = await report(ResearchRunner(services), before_events.append, depth=2)
     # one depth after the other: each call arrived after the one before was answered (here the gated
     # first hop may reach no further references, so there may be no second call)
     calls = before.llm_calls["gate"]

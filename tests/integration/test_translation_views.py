@@ -10,25 +10,13 @@ from fixtures.retrieval import (  # noqa: F401  (the fixtures retrieval_env and 
     retrieval_env_fixture,
     use_embedder_fixture,
 )
-from rabbithole.core.config import RetrievalSettings
 from rabbithole.embeddings.base import l2_normalize
-from rabbithole.retrieval.hybrid import HybridSearcher
 
 QUESTION = "What has to be submitted with the application for a licence?"
 
 
-def searcher(env: RetrievalEnv, **settings: object) -> HybridSearcher:
-    return HybridSearcher(
-        env.embedder,
-        env.store,
-        env.source,
-        index_dir=env.storage.index_dir,
-        settings=RetrievalSettings(k=5, candidates=30).model_copy(update=settings),
-    )
-
-
 def test_the_question_and_its_translation_rank_as_two_retrievers(retrieval_env: RetrievalEnv) -> None:
-    s = searcher(retrieval_env, translation_weight=0.2)
+    s = retrieval_env.searcher_with(translation_weight=0.2)
     result = s.run(QUESTION, "other", k=5)
     assert set(result.candidates) == {"vector", "translation", "bm25"}
     # the question's own first hit is kept among the first five (pin_first = 1)
@@ -44,7 +32,7 @@ def test_the_question_and_its_translation_rank_as_two_retrievers(retrieval_env: 
 
 
 def test_the_combined_vector_passed_back_is_searched_by_both_views(retrieval_env: RetrievalEnv) -> None:
-    s = searcher(retrieval_env, translation_weight=0.2)
+    s = retrieval_env.searcher_with(translation_weight=0.2)
     embedded = s.run(QUESTION, "other", k=5)
     given = s.run(QUESTION, "other", k=5, query_vector=s.embed_query(QUESTION, "other"))
     assert "translation" in given.candidates
@@ -55,11 +43,11 @@ def test_the_combined_vector_passed_back_is_searched_by_both_views(retrieval_env
 
 
 def test_one_vector_retriever_where_there_is_no_translation_or_weight(retrieval_env: RetrievalEnv) -> None:
-    s = searcher(retrieval_env, translation_weight=0.2)
+    s = retrieval_env.searcher_with(translation_weight=0.2)
     assert "translation" not in s.run("Was ist dem Antrag auf Genehmigung beizufügen?", "other").candidates
     assert "translation" not in s.run(QUESTION, ["laws", "other"]).candidates  # an English document
     assert "translation" not in s.run(QUESTION, "other", mode="vector").candidates
-    off = searcher(retrieval_env, translation_weight=0.0)
+    off = retrieval_env.searcher_with(translation_weight=0.0)
     summed = off.run(QUESTION, "other", k=5)
     assert set(summed.candidates) == {"vector", "bm25"}
     given = off.run(QUESTION, "other", k=5, query_vector=off.embed_query(QUESTION, "other"))
@@ -67,7 +55,7 @@ def test_one_vector_retriever_where_there_is_no_translation_or_weight(retrieval_
 
 
 def test_several_vectors_in_one_store_call_answer_as_one_call_each(retrieval_env: RetrievalEnv) -> None:
-    s = searcher(retrieval_env)
+    s = retrieval_env.searcher_with()
     handle = s.vectors("other")
     embed = retrieval_env.embedder.embed_query
     queries = [embed(QUESTION), embed("Genehmigung Antrag Unterlagen")]
