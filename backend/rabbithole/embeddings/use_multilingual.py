@@ -101,17 +101,12 @@ class UseMultilingualEmbedder:
         return l2_normalize(np.concatenate(parts, axis=0))
 
     def _worker_pool(self) -> ThreadPoolExecutor:
+        """Started on the first call with several batches; its idle threads end with the embedder (the
+        executor wakes them when it is collected) or at exit."""
         with self._lock:
             if self._workers is None:
                 self._workers = ThreadPoolExecutor(self.threads, thread_name_prefix="use-embed")
             return self._workers
-
-    def close(self) -> None:
-        """Stop the worker threads (they also end with the process)."""
-        with self._lock:
-            workers, self._workers = self._workers, None
-        if workers is not None:
-            workers.shutdown(wait=True)
 
     def embed_query(self, text: str) -> FloatArray:
         result: FloatArray = self.embed_documents([text])[0]

@@ -232,8 +232,9 @@ class IngestionPipeline:
 
             for _ in range(READ_AHEAD):
                 read_next()
-            # The writer runs its tasks in order: every write below finds the store open.
-            opened = writer.submit(self.store.open, collection, self.embedder, create=True)
+            # The writer runs its tasks in order: every write below finds the store open. The store itself
+            # (the Chroma client, chromadb's imports) is built there too, not here before the model loads.
+            opened = writer.submit(self._open_vectors, collection)
             writes: list[Future[Any]] = [opened]
             if self.warm_up is not None:
                 writes.append(writer.submit(self.warm_up))
@@ -305,6 +306,9 @@ class IngestionPipeline:
             report.embed_seconds += busy.seconds
             for write in writes:
                 write.result()  # a failing store is not a bad file: it stops the run
+
+    def _open_vectors(self, collection: str) -> VectorCollection:
+        return self.store.open(collection, self.embedder, create=True)
 
     def _prepare_index(self, collection: str, chunks: list[Chunk]) -> None:
         """Work done ahead for the search index; when it fails, the index is built in full afterwards."""
