@@ -167,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
         for question in questions:
             # each configuration embeds the question itself: the glossary's share of the vector follows it
             vectors = {
-                config: searchers[config].embed_query(question.question, SAMPLE_COLLECTION)
+                config: searchers[config].embed_views(question.question, SAMPLE_COLLECTION)
                 for config in dict.fromkeys(config for config, _ in runs)
             }
             for config, mode in runs:

@@ -200,7 +200,7 @@ def run(data_dir: Path, depths: list[int], k: int | None, verbose: bool = False)
         services.searcher.embed_query("warm-up")
         for q in questions:
             started = time.perf_counter()
-            vector = services.searcher.embed_query(q.text, COLLECTION)
+            vector = services.searcher.embed_views(q.text, COLLECTION)
             embed_times.append(time.perf_counter() - started)
             for depth in depths:
                 engine = ReferenceEngine(  # cold caches, as in one CLI call
@@ -291,7 +291,7 @@ def side_by_side(
             searcher.settings = retrieval  # the engine searches through this searcher
             try:
                 # per variant: the glossary's share of the vector (baseline: none) follows the settings
-                vectors = {q.id: searcher.embed_query(q.text, COLLECTION) for q in questions}
+                vectors = {q.id: searcher.embed_views(q.text, COLLECTION) for q in questions}
                 traced: dict[str, tuple[Reached, int]] = {}
                 for q in questions:
                     engine = ReferenceEngine(

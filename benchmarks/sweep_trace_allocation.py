@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     questions = [q for q in load_questions() if q.round_no in (2, 3)]
     with open_sample(args.data_dir) as services:
-        vectors = {q.id: services.searcher.embed_query(q.text, COLLECTION) for q in questions}
+        vectors = {q.id: services.searcher.embed_views(q.text, COLLECTION) for q in questions}
         plain_cache: dict[tuple[str, int], Reached] = {}
         print(f"{len(questions)} dev questions; per set: trace / hybrid @ mean passages, trace - hybrid")
         for label, update in [("configured", {}), *GRID]:

@@ -107,20 +107,21 @@ def test_english_question_over_german_text_is_embedded_with_its_translation(
     german = cross_lingual_text(question, ("de",), s.settings)
     assert german is not None
     expected = l2_normalize(l2_normalize(plain) + l2_normalize(embedder.embed_query(german)))
-    np.testing.assert_allclose(s.embed_query(question, "other"), expected, atol=1e-6)
+    np.testing.assert_allclose(s.embed_views(question, "other").combined, expected, atol=1e-6)
     # a collection with an English document, a German question, or no collection: the question alone
-    np.testing.assert_allclose(s.embed_query(question, ["laws", "other"]), plain, atol=1e-6)
+    np.testing.assert_allclose(s.embed_views(question, ["laws", "other"]).combined, plain, atol=1e-6)
+    assert s.embed_views(question, ["laws", "other"]).translation is None
     np.testing.assert_allclose(s.embed_query(question), plain, atol=1e-6)
     german_question = "Was ist dem Antrag auf Genehmigung beizufügen?"
     np.testing.assert_allclose(
-        s.embed_query(german_question, "other"), embedder.embed_query(german_question), atol=1e-6
+        s.embed_views(german_question, "other").combined, embedder.embed_query(german_question), atol=1e-6
     )
-    # run() embeds the same way as embed_query with the searched collections
+    # run() embeds the same way as embed_views with the searched collections
     embedded = s.run(question, "other", k=5)
-    given = s.run(question, "other", k=5, query_vector=s.embed_query(question, "other"))
+    given = s.run(question, "other", k=5, query_vector=s.embed_views(question, "other"))
     assert [h.chunk.id for h in embedded.hits] == [h.chunk.id for h in given.hits]
     off = retrieval_env.searcher_with(glossary_vector_weight=0.0)
-    np.testing.assert_allclose(off.embed_query(question, "other"), plain, atol=1e-6)
+    np.testing.assert_allclose(off.embed_views(question, "other").combined, plain, atol=1e-6)
 
 
 def test_pin_first_keeps_each_retrievers_best_among_the_first_five(retrieval_env: RetrievalEnv) -> None:

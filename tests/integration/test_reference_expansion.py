@@ -214,7 +214,7 @@ def test_trace_allocates_its_passages_and_expand_follows_by_relevance_alone(samp
     assert cap == 7 and engine.settings.source_weight == 1.0
     traced = engine.trace(question)
     assert 0 < sum(1 for p in traced.passages if p.via is not None) <= cap
-    vector = engine.searcher.embed_query(question, SAMPLE_COLLECTION)
+    vector = engine.searcher.embed_views(question, SAMPLE_COLLECTION)
     hits = engine.searcher.search(question, SAMPLE_COLLECTION, k=engine.settings.seeds, query_vector=vector)
     plain = engine.expand(hits, vector, query=question)  # the research dig's call: no cap, no seed weight
     assert sum(1 for p in plain.passages if p.via is not None) > cap

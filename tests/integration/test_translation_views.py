@@ -23,23 +23,29 @@ def test_the_question_and_its_translation_rank_as_two_retrievers(retrieval_env: 
     own = retrieval_env.embedder.embed_query(QUESTION)
     first = s.run(QUESTION, "other", k=1, mode="vector", query_vector=own).hits[0]
     assert first.chunk.id in [h.chunk.id for h in result.hits]
-    # a hit's similarity is the cosine with the combined vector, the one embed_query gives
-    combined = s.embed_query(QUESTION, "other")
+    # a hit's similarity is the cosine with the combined vector of the views embed_views gives
+    combined = s.embed_views(QUESTION, "other").combined
     stored = s.vectors("other").get_embeddings([h.chunk.id for h in result.hits])
     for hit in result.hits:
         expected = float(np.dot(l2_normalize(stored[hit.chunk.id]), combined))
         assert hit.similarity is not None and abs(hit.similarity - expected) < 1e-5
 
 
-def test_the_combined_vector_passed_back_is_searched_by_both_views(retrieval_env: RetrievalEnv) -> None:
+def test_the_views_passed_in_are_searched_as_when_the_query_is_embedded(retrieval_env: RetrievalEnv) -> None:
     s = retrieval_env.searcher_with(translation_weight=0.2)
     embedded = s.run(QUESTION, "other", k=5)
-    given = s.run(QUESTION, "other", k=5, query_vector=s.embed_query(QUESTION, "other"))
+    views = s.embed_views(QUESTION, "other")
+    given = s.run(QUESTION, "other", k=5, query_vector=views)
     assert "translation" in given.candidates
     assert [h.chunk.id for h in given.hits] == [h.chunk.id for h in embedded.hits]
-    # any other vector is searched as given, by one vector retriever
+    # a plain vector, even the views' combined one, is searched as given, by one vector retriever
+    combined = s.run(QUESTION, "other", k=5, query_vector=views.combined)
+    assert "translation" not in combined.candidates
     own = retrieval_env.embedder.embed_query(QUESTION)
     assert "translation" not in s.run(QUESTION, "other", k=5, query_vector=own).candidates
+    # the views of another query are searched too: nothing is looked up by the query text
+    elsewhere = s.run("Genehmigung", "other", k=5, query_vector=views)
+    assert "translation" in elsewhere.candidates
 
 
 def test_one_vector_retriever_where_there_is_no_translation_or_weight(retrieval_env: RetrievalEnv) -> None:
@@ -50,7 +56,7 @@ def test_one_vector_retriever_where_there_is_no_translation_or_weight(retrieval_
     off = retrieval_env.searcher_with(translation_weight=0.0)
     summed = off.run(QUESTION, "other", k=5)
     assert set(summed.candidates) == {"vector", "bm25"}
-    given = off.run(QUESTION, "other", k=5, query_vector=off.embed_query(QUESTION, "other"))
+    given = off.run(QUESTION, "other", k=5, query_vector=off.embed_views(QUESTION, "other"))
     assert [h.chunk.id for h in given.hits] == [h.chunk.id for h in summed.hits]
 
 

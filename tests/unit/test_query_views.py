@@ -1,12 +1,12 @@
-"""The two views of a cross-lingual question (pure parts): combining them, remembering them for a caller
-that passes the combined vector back, and fusing the translation's ranking as a third retriever."""
+"""The two views of a cross-lingual question (pure parts): combining them, the one vector of views or a
+plain vector, and fusing the translation's ranking as a third retriever."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from rabbithole.core.config import RetrievalSettings
-from rabbithole.retrieval.query_views import QueryViewCache, combine
+from rabbithole.retrieval.query_views import combine, combined_vector
 from rabbithole.retrieval.score_fusion import ScoreFusion
 
 
@@ -31,25 +31,12 @@ def test_without_translation_or_weight_the_question_is_the_combined_vector() -> 
         np.testing.assert_allclose(views.question, [0.0, 1.0])
 
 
-def test_the_cache_answers_only_for_the_same_query_languages_and_combined_vector() -> None:
-    cache = QueryViewCache()
+def test_the_one_vector_of_views_is_their_combination_and_a_plain_vector_is_itself() -> None:
     views = combine(unit(1.0, 0.0, 0.0), unit(0.0, 1.0, 0.0), 1.0)
-    cache.put("dose limits", ("de",), views)
-    assert cache.get("dose limits", ("de",), views.combined.copy()) is views
-    assert cache.get("dose limits", ("de",), views.question) is None  # another vector: searched as given
-    assert cache.get("dose limits", ("de", "en"), views.combined) is None
-    assert cache.get("other question", ("de",), views.combined) is None
-    assert cache.get("dose limits", ("de",), np.ones(2, dtype=np.float32)) is None
-
-
-def test_the_cache_forgets_the_oldest_views_first() -> None:
-    cache = QueryViewCache(size=2)
-    made = {q: combine(unit(1.0, float(i)), unit(float(i), 1.0), 1.0) for i, q in enumerate("abc", start=1)}
-    for query, views in made.items():
-        cache.put(query, ("de",), views)
-    assert cache.get("a", ("de",), made["a"].combined) is None
-    assert cache.get("b", ("de",), made["b"].combined) is made["b"]
-    assert cache.get("c", ("de",), made["c"].combined) is made["c"]
+    np.testing.assert_allclose(combined_vector(views), unit(1.0, 1.0, 0.0), atol=1e-6)
+    plain = combined_vector(np.array([[0.0, 2.0, 0.0]]))  # as given: neither normalized nor combined
+    assert plain.dtype == np.float32 and plain.shape == (3,)
+    np.testing.assert_allclose(plain, [0.0, 2.0, 0.0])
 
 
 def test_score_fusion_weighs_the_translation_beside_vector_and_bm25() -> None:

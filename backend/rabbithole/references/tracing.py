@@ -16,8 +16,6 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from rabbithole.core.config import ReferenceSettings
 from rabbithole.core.errors import InvalidRequestError
 from rabbithole.core.models import Chunk, SearchHit
@@ -39,6 +37,7 @@ from rabbithole.references.grammar import detect_references
 from rabbithole.references.resolver import SectionIndex
 from rabbithole.references.store_adapter import CollectionPassages
 from rabbithole.retrieval.filters import SearchFilters
+from rabbithole.retrieval.query_views import QueryVector, combined_vector
 
 if TYPE_CHECKING:
     from rabbithole.catalog.repository import Catalog
@@ -144,12 +143,13 @@ class ReferenceEngine:
         k: int | None = None,
         gate: Gate = follow_all,
         batch_gate: BatchGate | None = None,
-        query_vector: np.ndarray | None = None,
+        query_vector: QueryVector | None = None,
     ) -> Trace:
         """Search ``query`` (``k`` hits; default: settings.references.seeds hits, the first of each section
         with ``distinct_seed_sections``, as many of them as fit ``seed_share`` of the token budget) and
         follow references ``depth`` hops (default settings.references.max_depth; 0: the search hits
-        alone)."""
+        alone). ``query_vector``: the query embedded beforehand (the views of
+        :meth:`HybridSearcher.embed_views`, or a plain vector)."""
         if depth is not None and depth < 0:
             raise InvalidRequestError(f"depth must be at least 0, got {depth}")
         if not query.strip():
@@ -159,7 +159,7 @@ class ReferenceEngine:
         searcher = self.searcher
         if query_vector is None:
             t = time.perf_counter()
-            query_vector = searcher.embed_query(query, self.collection)
+            query_vector = searcher.embed_views(query, self.collection)
             timings["embed"] = time.perf_counter() - t
         else:
             timings["embed"] = 0.0
@@ -195,7 +195,7 @@ class ReferenceEngine:
     def expand(
         self,
         hits: list[SearchHit],
-        query_vector: np.ndarray,
+        query_vector: QueryVector,
         *,
         depth: int | None = None,
         gate: Gate = follow_all,
@@ -216,7 +216,7 @@ class ReferenceEngine:
         search_document = self.document_search(query, query_vector) if query else None
         return self.expander.expand(
             seeds,
-            self.passages.relevance(query_vector),
+            self.passages.relevance(combined_vector(query_vector)),
             gate=gate,
             batch_gate=batch_gate,
             max_depth=depth,
@@ -224,7 +224,7 @@ class ReferenceEngine:
             limits=self.trace_limits if allocate else None,
         )
 
-    def document_search(self, query: str, query_vector: np.ndarray) -> SearchDocument:
+    def document_search(self, query: str, query_vector: QueryVector) -> SearchDocument:
         """The query's best chunks of one document (hybrid search with a document filter), cached per call."""
         found: dict[str, list[Chunk]] = {}
         k = self.expander.limits.section_chunks

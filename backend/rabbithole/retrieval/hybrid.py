@@ -29,17 +29,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from rabbithole.core.config import RetrievalSettings
 from rabbithole.core.errors import InvalidRequestError, StoreError
 from rabbithole.core.models import SearchHit
-from rabbithole.embeddings.base import Embedder, FloatArray, l2_normalize
+from rabbithole.embeddings.base import Embedder, FloatArray
 from rabbithole.retrieval.bm25_index import BM25Indexes, BM25Params
 from rabbithole.retrieval.bm25_side import BM25Side, search_bm25
 from rabbithole.retrieval.filters import SearchFilters
 from rabbithole.retrieval.hit_pages import FETCH_MARGIN, top_unique
-from rabbithole.retrieval.query_views import QueryViewCache, QueryViews, embed_views
+from rabbithole.retrieval.query_views import QueryVector, QueryViews, combine, embed_views
 from rabbithole.retrieval.rerank import Reranker, create_reranker
 from rabbithole.retrieval.score_fusion import ScoreFusion, fuse_candidates
 from rabbithole.retrieval.search_result import MODES as MODES
@@ -91,7 +89,6 @@ class HybridSearcher:
         self.settings = settings or RetrievalSettings.model_validate({})
         self.dedup_min_overlap = dedup_min_overlap
         self._vectors = VectorHandles(store, embedder, source)
-        self._views = QueryViewCache()
         self.cross_lingual_skip = cross_lingual_skip
         self._fusion = ScoreFusion()
         self.reranker = reranker
@@ -120,7 +117,7 @@ class HybridSearcher:
         k: int | None = None,
         filters: SearchFilters | None = None,
         mode: SearchMode = "hybrid",
-        query_vector: np.ndarray | None = None,
+        query_vector: QueryVector | None = None,
         candidates: int | None = None,
     ) -> list[SearchHit]:
         """The ``k`` best chunks for ``query``, best first. See :meth:`run` for the details."""
@@ -134,21 +131,20 @@ class HybridSearcher:
             candidates=candidates,
         ).hits
 
-    def embed_query(self, query: str, collections: str | Sequence[str] | None = None) -> FloatArray:
-        """The query's vector. With ``collections``: an English question over collections whose documents
-        are German (none English) is embedded as its own unit vector plus ``glossary_vector_weight`` times
-        the unit vector of its glossary translation; both views are kept for a search given this vector
-        back (:mod:`rabbithole.retrieval.query_views`)."""
-        if collections is None:
-            return self.embedder.embed_query(query)
+    def embed_query(self, query: str) -> FloatArray:
+        """The query's own vector (a search given it searches it as given)."""
+        return self.embedder.embed_query(query)
+
+    def embed_views(self, query: str, collections: str | Sequence[str]) -> QueryViews:
+        """The query's vectors for a search of ``collections``: an English question over collections whose
+        documents are German (none English) also gets the unit vector of its glossary translation, and
+        their combination (``glossary_vector_weight``) as its one vector; pass the views to a search of the
+        same query (``query_vector``) to search both (:mod:`rabbithole.retrieval.query_views`)."""
         names = [collections] if isinstance(collections, str) else list(collections)
-        return self._query_views(query, names).combined
+        return embed_views(self.embedder, query, self._languages(names), self.settings)
 
     def _languages(self, names: Sequence[str]) -> tuple[str, ...]:
         return tuple(dict.fromkeys(lang for name in names for lang in self.bm25.get(name).languages))
-
-    def _query_views(self, query: str, names: Sequence[str]) -> QueryViews:
-        return embed_views(self.embedder, query, self._languages(names), self.settings, self._views)
 
     def run(
         self,
@@ -158,14 +154,16 @@ class HybridSearcher:
         k: int | None = None,
         filters: SearchFilters | None = None,
         mode: SearchMode = "hybrid",
-        query_vector: np.ndarray | None = None,
+        query_vector: QueryVector | None = None,
         candidates: int | None = None,
     ) -> SearchResult:
         """Search and report per-stage timings.
 
         collections: one name or several (searched together, results merged).
         k: hits to return (default settings.k); candidates: per retriever (default settings.candidates).
-        query_vector: use this instead of embedding ``query`` (``query`` is still used by BM25).
+        query_vector: use this instead of embedding ``query`` (``query`` is still used by BM25): the views
+        of :meth:`embed_views` (both searched, as when the query is embedded here), or a plain vector
+        (searched as given, as one retriever).
         Raises InvalidRequestError, CollectionNotFoundError, EmbeddingModelMismatchError, EmbeddingError,
         StoreError.
         """
@@ -193,15 +191,17 @@ class HybridSearcher:
 
         qvec: FloatArray | None = None
         views: QueryViews | None = None
-        if query_vector is not None:
-            given = np.asarray(query_vector, dtype=np.float32).reshape(-1)
-            qvec = l2_normalize(given)
+        if isinstance(query_vector, QueryViews):
+            views = query_vector
+        elif query_vector is not None:
+            views = combine(query_vector, None, 0.0)  # a plain vector: searched as given
+        if views is not None:
+            qvec = views.combined
             if use_vector:
                 check_dimensions(qvec, handles)
-                views = self._views.get(query, self._languages(names), given)
         elif use_vector:
             t = time.perf_counter()
-            views = self._query_views(query, names)
+            views = self.embed_views(query, names)
             qvec = views.combined
             timings["embed"] = time.perf_counter() - t
 

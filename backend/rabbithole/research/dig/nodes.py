@@ -74,7 +74,7 @@ async def follow_references(state: DigState, runtime: Runtime[ResearchContext]) 
         by_collection[seed.collection].append(seed.chunk_id)
     scores = {s.chunk_id: s for s in state["seeds"]}
     vector = await asyncio.to_thread(
-        ctx.searcher.embed_query, f"{task.title}\n{anchor.question}", list(by_collection)
+        ctx.searcher.embed_views, f"{task.title}\n{anchor.question}", list(by_collection)
     )
     scoped_query = (task.corpus_queries or task.queries or [task.title])[0]
 
