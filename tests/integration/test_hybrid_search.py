@@ -21,7 +21,9 @@ from rabbithole.core.config import RetrievalSettings, StorageSettings
 from rabbithole.core.errors import CollectionNotFoundError, EmbeddingModelMismatchError, InvalidRequestError
 from rabbithole.core.models import Chunk, SearchHit
 from rabbithole.embeddings.base import FloatArray, l2_normalize
-from rabbithole.retrieval.bm25_index import BM25Index, BM25Indexes
+from rabbithole.retrieval.bm25_index import BM25Index
+from rabbithole.retrieval.bm25_indexes import BM25Indexes
+from rabbithole.retrieval.bm25_storage import load_index, save_index
 from rabbithole.retrieval.filters import SearchFilters
 from rabbithole.retrieval.glossary import cross_lingual_text
 from rabbithole.retrieval.hybrid import HybridSearcher
@@ -541,10 +543,10 @@ def test_bm25_index_of_empty_and_tokenless_collections(tmp_path: Path) -> None:
         "s", [Chunk("s:0", "s", "a.pdf", 0, "und oder der", 0, 10, 1, 1, None, "")], "1"
     )
     assert stopwords_only.search("und", 5).matches == []
-    empty.save(tmp_path / "e")
-    assert BM25Index.load(tmp_path / "e", empty.fingerprint) is not None
-    assert BM25Index.load(tmp_path / "e", "another fingerprint") is None
-    assert BM25Index.load(tmp_path / "missing") is None
+    save_index(empty, tmp_path / "e")
+    assert load_index(tmp_path / "e", empty.fingerprint) is not None
+    assert load_index(tmp_path / "e", "another fingerprint") is None
+    assert load_index(tmp_path / "missing") is None
 
 
 def test_chunks_missing_from_the_catalog_are_skipped(retrieval_env: RetrievalEnv) -> None:

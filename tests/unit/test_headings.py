@@ -6,6 +6,7 @@ from pathlib import Path
 
 from rabbithole.core.models import Chunk
 from rabbithole.retrieval.bm25_index import BM25Index
+from rabbithole.retrieval.bm25_storage import load_index, save_index
 from rabbithole.retrieval.headings import HeadingMatcher, heading_match, heading_words
 from rabbithole.retrieval.tokenizer import tokenize_query
 
@@ -48,8 +49,8 @@ def test_partial_and_short_headings() -> None:
 
 def test_headings_survive_save_and_load(tmp_path: Path) -> None:
     index = _index()
-    index.save(tmp_path)
-    loaded = BM25Index.load(tmp_path, index.fingerprint)
+    save_index(index, tmp_path)
+    loaded = load_index(tmp_path, index.fingerprint)
     assert loaded is not None
     assert [loaded.heading_of(row) for row in range(3)] == [index.heading_of(row) for row in range(3)]
     assert loaded.heading_of(0) == "Grenzwerte für beruflich exponierte Personen"

@@ -4,7 +4,9 @@ The index keeps arrays aligned with its rows (chunk id, document, section, page 
 filters become a boolean mask, applied through bm25s's ``weight_mask``. Indexes persist under
 ``<index_dir>/<collection dir>/`` with a fingerprint of the collection revision (given by the
 :class:`~rabbithole.retrieval.source.ChunkSource`), the tokenizer version and the BM25 parameters, and are
-rebuilt only when that fingerprint changes (:class:`BM25Indexes`).
+rebuilt only when that fingerprint changes (:mod:`~rabbithole.retrieval.bm25_indexes`; on disk:
+:mod:`~rabbithole.retrieval.bm25_storage`). What is indexed of a chunk:
+:mod:`~rabbithole.retrieval.bm25_text`.
 
 Tokenization: :mod:`rabbithole.retrieval.tokenizer`; each document is stemmed in the language detected
 over all its chunks, queries in every language present in the index.
@@ -16,42 +18,29 @@ import functools
 import hashlib
 import json
 import logging
-import os
 import re
-import shutil
-import threading
 import time
 import unicodedata
-import uuid
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from pathlib import Path, PurePath
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from rabbithole.core.models import Chunk
+from rabbithole.retrieval.bm25_text import PreparedDocument, document_tokens, prepared_key
 from rabbithole.retrieval.filters import SearchFilters, section_key
-from rabbithole.retrieval.source import ChunkSource
 from rabbithole.retrieval.tokenizer import (
     LANGUAGES,
     TOKENIZER_VERSION,
     Language,
-    detect_language,
-    raw_tokens,
-    section_tokens,
-    stem_tokens,
     tokenize_query,
 )
 
 log = logging.getLogger(__name__)
 
 FORMAT_VERSION = "2"  # 2: headings per row (heading matches in fusion)
-_LANGUAGE_SAMPLE = 3000
-_CURRENT = "current.json"
-_ROWS_JSON = "rows.json"
-_ROWS_NPZ = "rows.npz"
 
 IntArray = npt.NDArray[np.int32]
 FloatArray = npt.NDArray[np.float32]
@@ -81,47 +70,7 @@ class BM25Result:
         return float(self.scores[row]) if self.scores is not None else 0.0
 
 
-def bm25_text(chunk: Chunk) -> str:
-    """What BM25 indexes for a chunk: the document's name (so "AtG" in a query favours AtG.pdf), then the
-    section label and heading unless the text already starts with them, then the text."""
-    head = [_document_label(chunk.document)]
-    heading = chunk.heading[:80]
-    if (chunk.section or heading) and not (heading and heading in chunk.text[:400]):
-        head.extend(part for part in (chunk.section or "", chunk.heading) if part)
-    return " ".join(head) + "\n" + chunk.text
-
-
-@functools.lru_cache(maxsize=65536)
-def _document_label(document: str) -> str:
-    return PurePath(document).stem
-
-
-#: one document's BM25 token lists, computed ahead (see :meth:`BM25Indexes.prepare_document`), with what they
-#: were computed from: (chunk id, indexed text) per chunk
-PreparedDocument = tuple[tuple[tuple[str, str], ...], list[list[str]]]
-
-
-def document_tokens(chunks: Sequence[Chunk]) -> tuple[Language, list[list[str]]]:
-    """The stemming language of one document (detected over its chunks, in order) and the BM25 tokens of
-    each chunk."""
-    raw = [raw_tokens(bm25_text(c)) for c in chunks]
-    sample: list[str] = []
-    for tokens in raw:
-        if len(sample) >= _LANGUAGE_SAMPLE:  # a few thousand words tell the language
-            break
-        sample.extend(tokens[:_LANGUAGE_SAMPLE])
-    language = detect_language(sample)
-    return language, [
-        stem_tokens(tokens, language) + section_tokens(chunk.section)
-        for chunk, tokens in zip(chunks, raw, strict=True)
-    ]
-
-
-def prepared_key(chunks: Sequence[Chunk]) -> tuple[tuple[str, str], ...]:
-    return tuple((c.id, bm25_text(c)) for c in chunks)
-
-
-def _bm25s() -> Any:
+def import_bm25s() -> Any:
     """bm25s, imported on first use; it sets its own logger to DEBUG on import, which we undo."""
     import bm25s
 
@@ -131,7 +80,7 @@ def _bm25s() -> Any:
 
 @functools.lru_cache(maxsize=1024)
 def fingerprint(revision: str, params: BM25Params) -> str:
-    bm25s = _bm25s()
+    bm25s = import_bm25s()
 
     basis = json.dumps(
         {
@@ -190,7 +139,7 @@ class BM25Index:
     ) -> BM25Index:
         """``prepared``: token lists of documents computed ahead (while ingestion embedded), used for a
         document only when they were computed from exactly its chunks."""
-        bm25s = _bm25s()
+        bm25s = import_bm25s()
 
         params = params or BM25Params()
         started = time.perf_counter()
@@ -257,101 +206,6 @@ class BM25Index:
             build_seconds=time.perf_counter() - started,
         )
 
-    # --- persistence -------------------------------------------------------------------------------
-
-    def save(self, directory: Path) -> Path:
-        """Write the index into a fresh subfolder of ``directory`` and switch ``current.json`` to it
-        atomically (readers never see a half-written index); older versions are removed."""
-        directory.mkdir(parents=True, exist_ok=True)
-        name = f"bm25-{uuid.uuid4().hex[:12]}"
-        target = directory / name
-        target.mkdir()
-        if self.retriever is not None:
-            self.retriever.save(str(target), show_progress=False)
-        np.savez(
-            target / _ROWS_NPZ,
-            doc_codes=self.doc_codes,
-            section_codes=self.section_codes,
-            page=self.page,
-            page_end=self.page_end,
-            heading_codes=self.heading_codes,
-        )
-        rows = {
-            "format": FORMAT_VERSION,
-            "collection": self.collection,
-            "revision": self.revision,
-            "fingerprint": self.fingerprint,
-            "params": asdict(self.params),
-            "languages": list(self.languages),
-            "has_retriever": self.retriever is not None,
-            "ids": self.ids,
-            "documents": self.documents,
-            "section_keys": self.section_keys,
-            "headings": self.headings,
-        }
-        (target / _ROWS_JSON).write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
-        pointer = {"dir": name, "fingerprint": self.fingerprint, "revision": self.revision}
-        tmp = directory / f".{_CURRENT}.{uuid.uuid4().hex[:8]}"
-        tmp.write_text(json.dumps(pointer), encoding="utf-8")
-        os.replace(tmp, directory / _CURRENT)
-        for old in directory.glob("bm25-*"):
-            if old.name != name:
-                shutil.rmtree(old, ignore_errors=True)
-        return target
-
-    @staticmethod
-    def stored_fingerprint(directory: Path) -> str | None:
-        try:
-            pointer = json.loads((directory / _CURRENT).read_text(encoding="utf-8"))
-            return str(pointer["fingerprint"])
-        except (OSError, ValueError, KeyError):
-            return None
-
-    @classmethod
-    def load(cls, directory: Path, expected_fingerprint: str | None = None) -> BM25Index | None:
-        """The stored index, or None when there is none, it is stale (other fingerprint) or unreadable."""
-        try:
-            pointer = json.loads((directory / _CURRENT).read_text(encoding="utf-8"))
-            if expected_fingerprint is not None and pointer.get("fingerprint") != expected_fingerprint:
-                return None
-            target = directory / str(pointer["dir"])
-            rows = json.loads((target / _ROWS_JSON).read_text(encoding="utf-8"))
-            if rows.get("format") != FORMAT_VERSION:
-                return None
-            retriever = None
-            if rows["has_retriever"]:
-                bm25s = _bm25s()
-
-                retriever = bm25s.BM25.load(str(target), show_progress=False)
-            with np.load(target / _ROWS_NPZ) as arrays:
-                doc_codes = arrays["doc_codes"].astype(np.int32)
-                section_codes = arrays["section_codes"].astype(np.int32)
-                page = arrays["page"].astype(np.int32)
-                page_end = arrays["page_end"].astype(np.int32)
-                heading_codes = arrays["heading_codes"].astype(np.int32)
-        except FileNotFoundError:
-            return None
-        except Exception as exc:  # a damaged index is rebuilt, not fatal
-            log.warning("BM25 index in %s is unreadable, it will be rebuilt: %s", directory, exc)
-            return None
-        return cls(
-            collection=str(rows["collection"]),
-            revision=str(rows["revision"]),
-            fingerprint=str(rows["fingerprint"]),
-            params=BM25Params(**rows["params"]),
-            retriever=retriever,
-            ids=list(rows["ids"]),
-            documents=list(rows["documents"]),
-            doc_codes=doc_codes,
-            section_keys=list(rows["section_keys"]),
-            section_codes=section_codes,
-            page=page,
-            page_end=page_end,
-            languages=tuple(rows["languages"]),
-            headings=list(rows["headings"]),
-            heading_codes=heading_codes,
-        )
-
     # --- search ------------------------------------------------------------------------------------
 
     def heading_of(self, row: int) -> str:
@@ -416,88 +270,3 @@ class BM25Index:
             "languages": list(self.languages),
             "build_seconds": round(self.build_seconds, 3),
         }
-
-
-class BM25Indexes:
-    """Per-collection BM25 indexes: in memory, persisted under ``index_dir``, rebuilt from the
-    ChunkSource only when its revision (or the tokenizer/BM25 parameters) changed."""
-
-    def __init__(self, index_dir: Path, source: ChunkSource, params: BM25Params | None = None) -> None:
-        self.index_dir = Path(index_dir)
-        self.source = source
-        self.params = params or BM25Params()
-        self._cache: dict[str, BM25Index] = {}
-        self._locks: dict[str, threading.Lock] = {}
-        self._guard = threading.Lock()
-        self.builds = 0  # how many indexes were built (not loaded) by this instance
-        self.loads = 0
-        #: per collection and document: token lists computed ahead for the next build
-        self._prepared: dict[str, dict[str, tuple[Language, PreparedDocument]]] = {}
-        self._prepared_lock = threading.Lock()
-
-    def prepare_document(self, collection: str, chunks: Sequence[Chunk]) -> None:
-        """Compute one document's BM25 tokens ahead of the next build of ``collection`` (ingestion calls
-        this on its writer thread while it embeds, so the build after the last file only has to count). The
-        build uses them only for a document whose chunks are exactly these."""
-        if not chunks:
-            return
-        language, lists = document_tokens(chunks)
-        with self._prepared_lock:
-            self._prepared.setdefault(collection, {})[chunks[0].document] = (
-                language,
-                (prepared_key(chunks), lists),
-            )
-
-    def directory(self, collection: str) -> Path:
-        return self.index_dir / collection_dir_name(collection)
-
-    def _lock(self, collection: str) -> threading.Lock:
-        with self._guard:
-            return self._locks.setdefault(collection, threading.Lock())
-
-    def get(self, collection: str, revision: str | None = None) -> BM25Index:
-        """The current index of a collection (loading or rebuilding it when needed). ``revision``: the
-        collection's revision when the caller has just read it (saves asking the source again)."""
-        wanted = fingerprint(self.source.revision(collection) if revision is None else revision, self.params)
-        cached = self._cache.get(collection)
-        if cached is not None and cached.fingerprint == wanted:
-            return cached
-        with self._lock(collection):
-            revision = self.source.revision(collection)
-            wanted = fingerprint(revision, self.params)
-            cached = self._cache.get(collection)
-            if cached is not None and cached.fingerprint == wanted:
-                return cached
-            directory = self.directory(collection)
-            with self._prepared_lock:
-                prepared = self._prepared.pop(collection, None)
-            index = BM25Index.load(directory, expected_fingerprint=wanted)
-            if index is not None:
-                self.loads += 1
-            else:
-                index = BM25Index.build(
-                    collection, self.source.chunks(collection), revision, self.params, prepared
-                )
-                self.builds += 1
-                log.info(
-                    "built BM25 index of '%s': %d chunks in %.2f s",
-                    collection,
-                    len(index),
-                    index.build_seconds,
-                )
-                try:
-                    index.save(directory)
-                except OSError as exc:
-                    log.warning("could not save the BM25 index of '%s' (kept in memory): %s", collection, exc)
-            self._cache[collection] = index
-            return index
-
-    def invalidate(self, collection: str) -> None:
-        """Forget the in-memory index (the revision check would also notice a change)."""
-        self._cache.pop(collection, None)
-
-    def delete(self, collection: str) -> None:
-        """Forget and remove a collection's persisted index."""
-        with self._lock(collection):
-            self._cache.pop(collection, None)
-            shutil.rmtree(self.directory(collection), ignore_errors=True)

@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from rabbithole.core.config import RetrievalSettings
-from rabbithole.retrieval.bm25_index import BM25Index, BM25Indexes, BM25Result
+from rabbithole.retrieval.bm25_index import BM25Index, BM25Result
+from rabbithole.retrieval.bm25_indexes import BM25Indexes
 from rabbithole.retrieval.filters import SearchFilters
 from rabbithole.retrieval.glossary import cross_lingual_query
 from rabbithole.retrieval.thesaurus import expanded_query

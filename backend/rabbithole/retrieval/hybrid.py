@@ -33,7 +33,8 @@ from rabbithole.core.config import RetrievalSettings
 from rabbithole.core.errors import InvalidRequestError, StoreError
 from rabbithole.core.models import SearchHit
 from rabbithole.embeddings.base import Embedder, FloatArray
-from rabbithole.retrieval.bm25_index import BM25Indexes, BM25Params
+from rabbithole.retrieval.bm25_index import BM25Params
+from rabbithole.retrieval.bm25_indexes import BM25Indexes
 from rabbithole.retrieval.bm25_side import BM25Side, search_bm25
 from rabbithole.retrieval.filters import SearchFilters
 from rabbithole.retrieval.hit_pages import FETCH_MARGIN, top_unique

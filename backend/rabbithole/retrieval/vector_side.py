@@ -16,7 +16,8 @@ import numpy as np
 
 from rabbithole.core.errors import InvalidRequestError, StoreError
 from rabbithole.embeddings.base import Embedder, FloatArray, l2_normalize
-from rabbithole.retrieval.bm25_index import BM25Index, BM25Indexes
+from rabbithole.retrieval.bm25_index import BM25Index
+from rabbithole.retrieval.bm25_indexes import BM25Indexes
 from rabbithole.retrieval.query_views import QueryViews
 from rabbithole.retrieval.source import ChunkSource
 from rabbithole.retrieval.vector_cache import VectorCache
