@@ -88,6 +88,13 @@ def _summary_requests(fake: FakeOllama) -> list[Any]:
     return [r for r in fake.model_requests() if r.schema_name == "TaskSummaryDraft" and r.status == 200]
 
 
+def _calls_after_first_summary(fake: FakeOllama) -> int:
+    """Model calls that arrived after the first task summary's (the next task's: the first task is done)."""
+    calls = fake.model_requests()
+    first = next((i for i, r in enumerate(calls) if r.schema_name == "TaskSummaryDraft"), None)
+    return 0 if first is None else len(calls) - first - 1
+
+
 def test_killed_mid_dig_then_resumed(sample_index: Services, fake_ollama: FakeOllama) -> None:
     fake_ollama.set_latency(250)
     env = env_for(sample_index, fake_ollama)
@@ -115,11 +122,13 @@ def test_killed_mid_dig_then_resumed(sample_index: Services, fake_ollama: FakeOl
         text=True,
     )
     deadline = time.monotonic() + 300
-    while not _summary_requests(fake_ollama):
+    # a call after the first summary's: the first task's node has returned (the summary is recorded when it
+    # arrives, 250 ms before its answer), and the next task is being dug (several 250 ms calls)
+    while not _calls_after_first_summary(fake_ollama):
         assert process.poll() is None, process.communicate()
         assert time.monotonic() < deadline, "the first task never finished"
         time.sleep(0.05)
-    time.sleep(0.3)  # the first task's result is checkpointed; the second task is being dug
+    time.sleep(0.3)  # the first task's result is checkpointed
     os.kill(process.pid, signal.SIGKILL)
     process.communicate()
     first_task = _summary_requests(fake_ollama)[0].messages[-1]["content"].split("\nTask: ")[-1][:60]
