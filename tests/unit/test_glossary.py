@@ -101,6 +101,30 @@ def test_built_in_glossary_maps_the_corpus_section_title_words(english: str, ger
     assert german in load_glossary().translate(english).split()
 
 
+@pytest.mark.parametrize(
+    ("english", "german"),
+    [
+        # body-text words beyond the 400 most frequent stems (devtools.glossary_coverage)
+        ("How often must the device be serviced?", "Wartung"),
+        ("Are the costs reimbursed?", "erstattet"),
+        ("How long must the records be kept?", "aufbewahren"),
+        # a single word that was only inside phrases ("occupational exposure")
+        ("occupational doses of pilots", "beruflich"),
+        # a phrasal verb whose one-word entry ("added" -> "Zusatz") has another sense
+        ("Are the doses from both sources added up?", "addieren"),
+    ],
+)
+def test_built_in_glossary_maps_the_corpus_body_text_words(english: str, german: str) -> None:
+    assert german in load_glossary().translate(english).split()
+
+
+def test_question_framing_words_add_no_german_terms() -> None:
+    # generic words of a question's frame would add the same terms to every question ("depending" is not
+    # "dependants", which stems alike)
+    question = "Is it necessary to list how high it is, depending on what it involves?"
+    assert load_glossary().translate(question) == ""
+
+
 def test_cross_lingual_text_is_the_translation_of_an_english_question_over_german_documents() -> None:
     settings = RetrievalSettings()
     question = "Can land be expropriated to build a repository?"
