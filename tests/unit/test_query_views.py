@@ -58,3 +58,16 @@ def test_score_fusion_weighs_the_translation_beside_vector_and_bm25() -> None:
     # without a translation ranking the two retrievers keep their weights
     two = ScoreFusion().fuse({"vector": [(a, 0.9), (b, 0.5)], "bm25": [(b, 4.0)]}, None, 10, settings)
     np.testing.assert_allclose({f.key: f.rrf for f in two}[b], 0.6, atol=1e-9)
+
+
+def test_a_cross_lingual_search_weighs_bm25_by_its_own_weight() -> None:
+    a, b = ("x", "a"), ("x", "b")
+    settings = RetrievalSettings(
+        bm25_weight=0.6, cross_lingual_bm25_weight=0.8, translation_weight=0.0, heading_weight=0.0
+    )
+    lists = {"vector": [(a, 0.9), (b, 0.5)], "bm25": [(b, 4.0), (a, 2.0)]}
+    plain = {f.key: f.rrf for f in ScoreFusion().fuse(lists, None, 10, settings)}
+    crossed = {f.key: f.rrf for f in ScoreFusion().fuse(lists, None, 10, settings, cross_lingual=True)}
+    np.testing.assert_allclose(plain[a], 0.4 * 1.0 + 0.6 * 0.5, atol=1e-9)
+    np.testing.assert_allclose(crossed[a], 0.2 * 1.0 + 0.8 * 0.5, atol=1e-9)
+    np.testing.assert_allclose(crossed[b], 0.8 * 1.0, atol=1e-9)

@@ -225,6 +225,14 @@ class RetrievalSettings(BaseModel):
     bm25_weight: float = Field(
         0.6, ge=0.0, le=1.0, description="Weight of BM25 in score fusion (the vector side gets the rest)."
     )
+    cross_lingual_bm25_weight: float = Field(
+        0.8,
+        ge=0.0,
+        le=1.0,
+        description="Weight of BM25 in score fusion for a question BM25 searched through the glossary (an "
+        "English question over German documents), instead of bm25_weight: its vectors compare across "
+        "languages and rank less well than the glossary's German terms.",
+    )
     heading_weight: float = Field(
         0.2,
         ge=0.0,
@@ -256,6 +264,12 @@ class RetrievalSettings(BaseModel):
     )
     glossary_path: Path | None = Field(
         None, description="A file of more glossary entries, one a line: 'english phrase | German term; ...'."
+    )
+    glossary_best_term: bool = Field(
+        True,
+        description="BM25 scores each English phrase of a cross-lingual question by the German term a "
+        "passage matches best (True), or by all of the phrase's German terms summed (False: a phrase "
+        "with several terms, 'Wartung; warten; gewartet', counts several times).",
     )
     glossary_vector_weight: float = Field(
         1.0,

@@ -248,11 +248,52 @@ class BM25Index:
         token_ids = self.query_token_ids(query)
         if not token_ids or n <= 0:
             return BM25Result([], None)
-        allowed = self.mask(filters)
-        weight = allowed.astype(np.float32) if allowed is not None else None
         scores = np.asarray(
-            self.retriever.get_scores_from_ids(token_ids, weight_mask=weight), dtype=np.float32
+            self.retriever.get_scores_from_ids(token_ids, weight_mask=self._weight(filters)), dtype=np.float32
         )
+        return self._best(scores, n)
+
+    def search_groups(
+        self, groups: Sequence[Sequence[Sequence[str]]], n: int, filters: SearchFilters | None = None
+    ) -> BM25Result:
+        """The ``n`` best rows for a query of alternatives: each group is a list of alternatives (the tokens
+        of one term each, as from ``tokenize_query``); a row scores the sum over groups of its best
+        alternative's BM25 score (the sum of that term's tokens). So a concept the query names by several
+        terms ("Wartung", "warten", "gewartet") counts once, by the term the row matches best."""
+        if n <= 0 or self.retriever is None:
+            return BM25Result([], None)
+        weight = self._weight(filters)
+        vocab: dict[str, int] = self.retriever.vocab_dict
+        of_token: dict[int, FloatArray] = {}
+        total: FloatArray | None = None
+        for group in groups:
+            best: FloatArray | None = None
+            for alternative in dict.fromkeys(tuple(dict.fromkeys(tokens)) for tokens in group):
+                ids = [vocab[t] for t in alternative if t in vocab]
+                if not ids:
+                    continue
+                for token_id in ids:
+                    if token_id not in of_token:
+                        of_token[token_id] = np.asarray(
+                            self.retriever.get_scores_from_ids([token_id], weight_mask=weight),
+                            dtype=np.float32,
+                        )
+                score = of_token[ids[0]].copy()
+                for token_id in ids[1:]:
+                    score += of_token[token_id]
+                best = score if best is None else np.maximum(best, score, out=best)
+            if best is not None:
+                total = best if total is None else np.add(total, best, out=total)
+        if total is None:
+            return BM25Result([], None)
+        return self._best(total, n)
+
+    def _weight(self, filters: SearchFilters | None) -> FloatArray | None:
+        allowed = self.mask(filters)
+        return allowed.astype(np.float32) if allowed is not None else None
+
+    def _best(self, scores: FloatArray, n: int) -> BM25Result:
+        """The ``n`` rows of highest positive score, best first (ties by row)."""
         candidates = np.flatnonzero(scores > 0)
         if len(candidates) > n:
             candidates = candidates[np.argpartition(-scores[candidates], n - 1)[:n]]

@@ -5,7 +5,8 @@ Per collection, a German or language-neutral question is searched by its own wor
 its everyday phrases (:func:`rabbithole.retrieval.thesaurus.expanded_query`); a question evidently in a
 language none of the collection's documents is in (an English question over German laws) is searched by
 the German terms of the English phrases it contains
-(:func:`rabbithole.retrieval.glossary.cross_lingual_query`),
+(:func:`rabbithole.retrieval.glossary.cross_lingual_query`; each phrase scores by the German term a passage
+matches best, ``retrieval.glossary_best_term``),
 and in hybrid mode, when the glossary knows none of them, that collection's BM25 is left out (it could only
 add noise; "bm25" mode always runs BM25). The candidates of all collections are merged by raw BM25 score.
 """
@@ -72,10 +73,12 @@ def search_bm25(
     for c_index, name in enumerate(names):
         index = indexes.get(name, revision=revisions[name])
         bm25_query = expanded_query(query, qlang, index.languages, settings) or query
+        groups: list[list[list[str]]] | None = None
         if qlang is not None and qlang not in index.languages:
             translated = cross_lingual_query(query, qlang, index.languages, settings)
             if translated is not None:
-                bm25_query = translated
+                groups = [[tokenize_query(term, index.languages) for term in group] for group in translated]
+                bm25_query = " ".join(term for group in translated for term in group)
                 side.translated.append(name)
             elif hybrid:
                 side.skipped.append(name)
@@ -83,7 +86,10 @@ def search_bm25(
                 continue
         tokens = tokenize_query(bm25_query, index.languages)
         side.tokens[name] = (index, tokens)
-        result = index.search(tokens, n_candidates, filters)
+        if groups is not None and settings.glossary_best_term:
+            result = index.search_groups(groups, n_candidates, filters)
+        else:
+            result = index.search(tokens, n_candidates, filters)
         side.results[name] = (index, result)
         for hit in result.matches:
             scored.append((-hit.score, c_index, (name, hit.id)))

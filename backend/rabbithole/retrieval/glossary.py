@@ -235,13 +235,14 @@ def cross_lingual_text(query: str, index_languages: Sequence[str], settings: Ret
 
 def cross_lingual_query(
     query: str, language: str, index_languages: Sequence[str], settings: RetrievalSettings
-) -> str | None:
-    """The BM25 query for a collection whose documents are not in the query's language: the German terms of
-    the English phrases the glossary knows, plus the query's citations, numbers and names (None when the
-    glossary is off, does not apply, or knows no phrase of the query)."""
+) -> list[tuple[str, ...]] | None:
+    """The BM25 query for a collection whose documents are not in the query's language, as groups of
+    alternatives: per English phrase the glossary knows, its German terms; then the query's citations,
+    numbers and names, one group each (None when the glossary is off, does not apply, or knows no phrase of
+    the query)."""
     if not settings.glossary or language != "en" or "de" not in index_languages:
         return None
-    german = load_glossary(settings.glossary_path).translate(query)
-    if not german:
+    matches = load_glossary(settings.glossary_path).matches(query)
+    if not matches:
         return None
-    return f"{german} {' '.join(untranslated_terms(query))}".strip()
+    return [match.german for match in matches] + [(term,) for term in untranslated_terms(query)]

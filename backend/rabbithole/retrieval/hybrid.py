@@ -244,7 +244,13 @@ class HybridSearcher:
         lists = {"vector": vector_ranking, "translation": translation_ranking, "bm25": side.ranking}
         depth = 2 * (max(k, self.settings.rerank_candidates) if self.reranker else k) + FETCH_MARGIN
         fused = fuse_candidates(
-            self._fusion, lists, side.tokens, depth, self.settings, hybrid=mode == "hybrid"
+            self._fusion,
+            lists,
+            side.tokens,
+            depth,
+            self.settings,
+            hybrid=mode == "hybrid",
+            cross_lingual=bool(side.translated),
         )
         timings["fuse"] = time.perf_counter() - t
 

@@ -4,8 +4,10 @@
 Each retriever's scores are normalized over its candidates (cosine similarity min-max, BM25 divided by the
 best score) and summed with the weights ``1 - bm25_weight`` ("vector"), ``bm25_weight`` ("bm25") and
 ``translation_weight`` ("translation": the vector of a cross-lingual question's glossary translation, see
-:mod:`rabbithole.retrieval.query_views`), rescaled to sum to 1 over the retrievers that ran; in hybrid mode
-each candidate also gets ``heading_weight`` times its heading match (:mod:`rabbithole.retrieval.headings`).
+:mod:`rabbithole.retrieval.query_views`), rescaled to sum to 1 over the retrievers that ran; a question
+BM25 searched through the glossary uses ``cross_lingual_bm25_weight`` instead of ``bm25_weight``; in
+hybrid mode each candidate also gets ``heading_weight`` times its heading match
+(:mod:`rabbithole.retrieval.headings`).
 """
 
 from __future__ import annotations
@@ -42,19 +44,23 @@ class ScoreFusion:
         query_tokens: dict[str, tuple[BM25Index, list[str]]] | None,
         depth: int,
         settings: RetrievalSettings,
+        *,
+        cross_lingual: bool = False,
     ) -> list[Fused[Key]]:
         """``lists``: the candidates of each retriever that ran ("vector", "translation", "bm25"), best
         first, with raw scores. ``query_tokens``: per collection its BM25 index and the query's BM25
         tokens, for the heading bonus (None: no bonus). The bonus is computed only for the candidates it
         could lift into the first ``depth`` (it is at most ``heading_weight``, so the others cannot get
-        there)."""
+        there). ``cross_lingual``: BM25 searched the query through the glossary, so BM25 weighs
+        ``cross_lingual_bm25_weight`` instead of ``bm25_weight``."""
         scores: dict[str, dict[Key, float]] = {
             name: max_normalized(ranked) if name == "bm25" else minmax_normalized(ranked)
             for name, ranked in lists.items()
         }
+        bm25_weight = settings.cross_lingual_bm25_weight if cross_lingual else settings.bm25_weight
         weights = {
-            "vector": 1.0 - settings.bm25_weight,
-            "bm25": settings.bm25_weight,
+            "vector": 1.0 - bm25_weight,
+            "bm25": bm25_weight,
             "translation": settings.translation_weight,
         }
         if not query_tokens or settings.heading_weight <= 0:
@@ -81,16 +87,20 @@ def fuse_candidates(
     settings: RetrievalSettings,
     *,
     hybrid: bool,
+    cross_lingual: bool = False,
 ) -> list[Fused[Key]]:
     """The candidates of the retrievers that ran (``lists``: None for one that did not) fused by
     ``retrieval.fusion``; in hybrid mode with the heading bonus (``query_tokens``) and each retriever's
-    first ``pin_first`` kept among the first ``PIN_WITHIN``."""
+    first ``pin_first`` kept among the first ``PIN_WITHIN``. ``cross_lingual``: see
+    :meth:`ScoreFusion.fuse`."""
     present = {name: ranked for name, ranked in lists.items() if ranked is not None}
     if settings.fusion == "rrf":
         rankings = {name: [key for key, _ in ranked] for name, ranked in present.items()}
         fused = reciprocal_rank_fusion(rankings, k=settings.rrf_k, n_retrievers=len(rankings))
     else:
-        fused = fusion.fuse(present, query_tokens if hybrid else None, depth, settings)
+        fused = fusion.fuse(
+            present, query_tokens if hybrid else None, depth, settings, cross_lingual=cross_lingual
+        )
     if hybrid and settings.pin_first > 0:
         fused = pin_first_ranks(fused, settings.pin_first, PIN_WITHIN)
     return fused
