@@ -277,15 +277,19 @@ def side_by_side(
             "section_chunks": 4,
             "skip_present_sections": False,
         }
-        every_hit = references.model_copy(update={"distinct_seed_sections": False})
+        #: the allocation round's seeds: the first hit of each section among 15 hits, no seed floor
+        fifteen = references.model_copy(update={"seeds": 15, "seed_floor": 0.0})
+        every_hit = fifteen.model_copy(update={"distinct_seed_sections": False})
         variants: list[tuple[str, Any, dict[str, float | bool], int | None, ReferenceSettings]] = [
             ("baseline (round 1)", baseline_settings(configured), {**before, "seed_section_chunks": 0}, 5,
              references),
             ("round 2 allocation", configured, before, 5, references),
             ("budget round allocation", configured, budget_round, k, every_hit),
+            ("allocation round, no cap", configured, {"max_reached": 0}, k, fifteen),
+            ("allocation round, compact (max_reached 7)", configured, {"max_reached": 7}, k, fifteen),
             ("current", configured, {}, k, references),
         ]  # fmt: skip
-        for cap in (5, 7, 10):  # the compact allocation (a cap on expansions, 7 chosen on the dev set)
+        for cap in (7, 12, 0):  # around the configured cap (0: none, the token budget alone)
             variants.append((f"current, max_reached {cap}", configured, {"max_reached": cap}, k, references))
         for label, retrieval, limits, seeds, reference_settings in variants:
             searcher.settings = retrieval  # the engine searches through this searcher

@@ -10,7 +10,7 @@ from tests.unit.test_reference_expansion_logic import B2, C3, chunk, ids, make, 
 
 from rabbithole.core.config import ReferenceSettings
 from rabbithole.core.models import SearchHit
-from rabbithole.references.allocation import distinct_sections, seed_weights
+from rabbithole.references.allocation import distinct_sections, seed_weights, within_floor
 from rabbithole.references.expansion import ExpansionLimits, TracedPassage
 
 
@@ -37,6 +37,20 @@ def test_distinct_sections_keeps_the_first_hit_of_each_section_in_order() -> Non
     kept = distinct_sections(hits)
     assert [h.score for h in kept] == [0.9, 0.7, 0.6, 0.5, 0.4]
     assert distinct_sections([]) == []
+
+
+def test_within_floor_keeps_the_hits_scoring_at_least_a_share_of_the_best_in_order() -> None:
+    hits = [hit("A.pdf", f"§ {i}", i, score) for i, score in enumerate((0.8, 0.5, 0.2, 0.4, 0.39))]
+    kept = within_floor(hits, 0.5)  # 0.5 x 0.8 = 0.4: 0.4 is kept, 0.39 and 0.2 are not
+    assert [h.score for h in kept] == [0.8, 0.5, 0.4]
+    assert [h.score for h in within_floor(hits, 0.0)] == [0.8, 0.5, 0.2, 0.4, 0.39]  # 0: every hit
+    assert [h.score for h in within_floor(hits, 1.0)] == [0.8]
+    # the first hit is always kept, even where a pinned hit scores below a later one
+    pinned = [hit("A.pdf", "§ 9", 9, 0.3), hit("A.pdf", "§ 1", 1, 1.0), hit("A.pdf", "§ 2", 2, 0.2)]
+    assert [h.score for h in within_floor(pinned, 0.5)] == [0.3, 1.0]
+    unscored = [hit("A.pdf", "§ 1", 1, 0.0), hit("A.pdf", "§ 2", 2, 0.0)]
+    assert within_floor(unscored, 0.5) == unscored
+    assert within_floor([], 0.5) == []
 
 
 def test_seed_weights_are_scores_relative_to_the_best_seed() -> None:

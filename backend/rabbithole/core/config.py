@@ -322,6 +322,14 @@ class ReferenceSettings(BaseModel):
         description="Other chunks of each search hit's section scanned for references at the first hop "
         "(the most relevant ones); one enters the result only when a reference in it is followed.",
     )
+    seed_floor: float = Field(
+        0.0,
+        ge=0.0,
+        le=1.0,
+        description="`trace` without k keeps the search hits whose fused score is at least this share of the "
+        "first hit's (the first always; 0: every hit): few seeds where the first hits stand out, more where "
+        "they score alike.",
+    )
     distinct_seed_sections: bool = Field(
         True,
         description="`trace` without k keeps the first search hit of each section as a seed and drops later "

@@ -1,7 +1,10 @@
 """Where `trace` spends its passages: seeds of distinct sections, expansions weighted by their seed's rank.
 
 Seeds: a later search hit of a section already among the seeds adds no section to the context, so
-:func:`distinct_sections` keeps the first hit of each section.
+:func:`distinct_sections` keeps the first hit of each section. :func:`within_floor` keeps the hits whose
+fused score is at least a share (``seed_floor``) of the first hit's: a question whose first hits stand out
+gets few seeds and leaves its passages to what they cite; one whose hits score alike gets more of them
+(searched deeper, ``seeds`` hits).
 
 Expansions: a reference found in the best search hit is more likely to lead to what the question needs
 than one found in the fifteenth: the seed's fused search score, relative to the first hit's, weights the
@@ -10,7 +13,7 @@ passage reached at a later hop inherits the weight of its seed (the expander rec
 passage). With ``source_weight`` 0 the order is relevance alone; ``max_reached`` caps how many passages
 are reached at all (:class:`~rabbithole.references.expansion_types.ExpansionLimits`).
 
-    seeds = distinct_sections(hits)                    # first hit per (document, section), in order
+    seeds = within_floor(distinct_sections(hits), 0.45)  # first hit per section, score >= 0.45 x the best
     weights = seed_weights(seeds)                      # {seed id: its score / the best seed's score}
     ordered = by_priority(candidates, weights, 1.0)    # best first
 """
@@ -24,7 +27,7 @@ from rabbithole.core.models import SearchHit
 from rabbithole.references.candidates import Candidate
 from rabbithole.references.provenance import TracedPassage
 
-__all__ = ["by_priority", "distinct_sections", "priority", "seed_weights"]
+__all__ = ["by_priority", "distinct_sections", "priority", "seed_weights", "within_floor"]
 
 
 def distinct_sections(hits: Sequence[SearchHit]) -> list[SearchHit]:
@@ -41,6 +44,15 @@ def distinct_sections(hits: Sequence[SearchHit]) -> list[SearchHit]:
             seen.add(key)
         out.append(hit)
     return out
+
+
+def within_floor(hits: Sequence[SearchHit], floor: float) -> list[SearchHit]:
+    """The hits, in order, whose fused score is at least ``floor`` times the best hit's; the first hit is
+    always kept, and all are where ``floor`` is 0 or the best score is not positive."""
+    top = max((h.score for h in hits), default=0.0)
+    if floor <= 0 or top <= 0:
+        return list(hits)
+    return [h for i, h in enumerate(hits) if i == 0 or h.score >= floor * top]
 
 
 def seed_weights(seeds: Sequence[TracedPassage]) -> dict[str, float]:
