@@ -21,13 +21,14 @@ are reached at all (:class:`~rabbithole.references.expansion_types.ExpansionLimi
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Collection, Mapping, Sequence
 
 from rabbithole.core.models import SearchHit
 from rabbithole.references.candidates import Candidate
 from rabbithole.references.provenance import TracedPassage
 
-__all__ = ["by_priority", "distinct_sections", "priority", "seed_weights", "within_floor"]
+__all__ = ["by_priority", "distinct_sections", "priority", "seed_weights", "spread", "within_floor"]
 
 
 def distinct_sections(hits: Sequence[SearchHit]) -> list[SearchHit]:
@@ -80,3 +81,34 @@ def by_priority(
 ) -> list[Candidate]:
     """The candidates best first by :func:`priority` (stable: ties keep their order)."""
     return sorted(candidates, key=lambda c: -priority(c, weights, source_weight))
+
+
+def spread(
+    candidates: Sequence[Candidate],
+    present: Collection[tuple[str, str]],
+    *,
+    sections_first: bool,
+    mention_lead: int,
+) -> list[Candidate]:
+    """The candidates of one hop in three tiers, each in the given order: the lead (with
+    ``sections_first``, one chunk per section not in ``present`` nor offered by an earlier candidate; of
+    one mention, a citation list like "§§ 17, 19, 22, 26, 50, 52, 56 oder 59", its first ``mention_lead``
+    sections, 0: all), then the rest of such lists, then (``sections_first``) the candidates of sections
+    already there or already offered: a second chunk of a section, the cited Absatz of a section in the
+    result. With a cap on reached passages (``max_reached``) the cap is spent on new sections and on many
+    mentions instead of one long list."""
+    seen: set[tuple[str, str]] = set(present) if sections_first else set()
+    lead: list[Candidate] = []
+    rest: list[Candidate] = []
+    again: list[Candidate] = []
+    per_mention: Counter[tuple[str, int]] = Counter()
+    for c in candidates:
+        section = (c.chunk.document, c.chunk.section or "")
+        if sections_first and section in seen:
+            again.append(c)
+            continue
+        seen.add(section)
+        mention = (c.target.source.id, c.target.reference.start)
+        per_mention[mention] += 1
+        (lead if mention_lead <= 0 or per_mention[mention] <= mention_lead else rest).append(c)
+    return lead + rest + again

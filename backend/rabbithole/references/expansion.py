@@ -37,7 +37,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from rabbithole.references.absatz import absatz_at, absatz_chunks
-from rabbithole.references.allocation import by_priority, seed_weights
+from rabbithole.references.allocation import by_priority, seed_weights, spread
 from rabbithole.references.candidates import section_candidates, trim_sections
 from rabbithole.references.expansion_types import (
     BatchGate,
@@ -153,6 +153,13 @@ class Expander:
             candidates = trim_sections(candidates, limits.section_chunks)
             if limits.source_weight > 0:
                 candidates = by_priority(candidates, weights, limits.source_weight)
+            if limits.new_sections_first or limits.mention_lead > 0:
+                candidates = spread(
+                    candidates,
+                    present,
+                    sections_first=limits.new_sections_first,
+                    mention_lead=limits.mention_lead,
+                )
             frontier = []
             for c in candidates:
                 if c.chunk.id in visited:

@@ -133,7 +133,7 @@ class ReferenceEngine:
             detect or detect_references,
             self.resolver.resolve,
             self.passages,
-            replace(chosen, source_weight=0.0, max_reached=0),
+            replace(chosen, source_weight=0.0, max_reached=0, new_sections_first=False, mention_lead=0),
         )
 
     def trace(
