@@ -11,11 +11,15 @@ than one found in the fifteenth: the seed's fused search score, relative to the 
 relevance of every passage reached from it (``priority = relevance * weight ** source_weight``), and a
 passage reached at a later hop inherits the weight of its seed (the expander records it as it adds the
 passage). With ``source_weight`` 0 the order is relevance alone; ``max_reached`` caps how many passages
-are reached at all (:class:`~rabbithole.references.expansion_types.ExpansionLimits`).
+are reached at all (:class:`~rabbithole.references.expansion_types.ExpansionLimits`). :func:`spread` then
+puts one chunk of each new section ahead of second chunks of a section (``new_sections_first``) and lets
+one mention, a citation list, lead with its first ``mention_lead`` sections only: a cap is spent on
+sections and on many mentions rather than on one long Absatz or one long list.
 
     seeds = within_floor(distinct_sections(hits), 0.45)  # first hit per section, score >= 0.45 x the best
     weights = seed_weights(seeds)                      # {seed id: its score / the best seed's score}
     ordered = by_priority(candidates, weights, 1.0)    # best first
+    ordered = spread(ordered, present, sections_first=True, mention_lead=2)
 """
 
 from __future__ import annotations

@@ -21,7 +21,8 @@ catalog and the vector store are in :mod:`rabbithole.references.store_adapter`.
   ``per_document_limit`` reached passages per document; a candidate below ``min_relevance`` is dropped,
   except while fewer than ``min_keep`` passages have been reached. Seeds are always kept and count
   towards the budget. With ``source_weight`` > 0 the relevance is weighted by the seed a candidate
-  descends from, and ``max_reached`` caps the passages reached (:mod:`rabbithole.references.allocation`).
+  descends from, ``new_sections_first`` and ``mention_lead`` spread a hop's candidates over sections and
+  mentions, and ``max_reached`` caps the passages reached (:mod:`rabbithole.references.allocation`).
 * **Gate**: ``gate(reference, source_passage) -> bool`` decides per reference (per mention and target)
   whether it is followed; the default follows all. A ``batch_gate(depth, requests) -> indices to follow``
   decides all candidate references of one depth at once instead (one LLM call per depth, not one per
