@@ -21,9 +21,11 @@ Then, at the default depth, side by side (same run, same index):
 * recall of `trace` per question language (the documents are German), with the configured retrieval and
   with round 1's retrieval (RRF, no glossary, no heading bonus) as the baseline;
 * plain hybrid search with k = the mean number of passages `trace` returns (same context size, no
-  reference following), pooled and per language; for round 1 (retrieval and expansion), round 2's and
-  the budget round's allocation, the configured settings, and the configured settings with
-  ``max_reached`` 5, 7 and 10. Goals: trace recall
+  reference following), pooled and per language; for round 1 (retrieval and expansion), round 2's, the
+  budget round's and the allocation round's allocation (no cap and the compact cap of 7), this round's
+  spread candidates (new sections first, two sections of a citation list ahead) with 15 hits and a cap of
+  7 and with the seed floor (0.45 of the first hit's score, 25 hits) and a cap of 10, and the configured
+  settings. Goals: trace recall
   >= 0.92, English within 0.05 of German, trace >= plain search + 0.10 at the same number of passages.
 """
 
@@ -257,9 +259,9 @@ def side_by_side(
 ) -> dict[str, dict[str, float]]:
     """Trace against plain hybrid search with as many passages as that trace returns on average, per
     question set (dev, c01-c37, n01-n23, held-out h01-h15, all) and language: with round 1's retrieval
-    and round 1's expansion (no seed-section scan) as the baseline, round 2's and the budget round's
-    allocation, the configured settings, and the configured settings with ``max_reached`` 5, 7 and 10
-    (where the context pays: seeds versus expansions).
+    and round 1's expansion (no seed-section scan) as the baseline, round 2's, the budget round's and the
+    allocation round's allocation, this round's spread candidates with 15 hits (cap 7) and with the seed
+    floor (cap 10), and the configured settings (where the context pays: seeds versus expansions).
     Returns {settings label: {set label: trace recall - hybrid recall}}."""
     from benchmarks.bench_quality import baseline_settings
 
@@ -277,16 +279,26 @@ def side_by_side(
             "section_chunks": 4,
             "skip_present_sections": False,
         }
-        every_hit = references.model_copy(update={"distinct_seed_sections": False})
+        #: the allocation round (the default before this round): the first hit of each section among 15
+        #: hits, candidates by priority alone
+        previous = {"seeds": 15, "seed_floor": 0.0, "new_sections_first": False, "mention_lead": 0}
+        fifteen = references.model_copy(update=previous)
+        every_hit = fifteen.model_copy(update={"distinct_seed_sections": False})
+        #: this round: per hop new sections first and at most 2 sections of one citation list ahead ...
+        spread = fifteen.model_copy(update={"new_sections_first": True, "mention_lead": 2})
+        #: ... and seeds: the hits among 25 scoring at least 0.45 of the first hit's
+        floor = spread.model_copy(update={"seeds": 25, "seed_floor": 0.45})
         variants: list[tuple[str, Any, dict[str, float | bool], int | None, ReferenceSettings]] = [
             ("baseline (round 1)", baseline_settings(configured), {**before, "seed_section_chunks": 0}, 5,
              references),
             ("round 2 allocation", configured, before, 5, references),
             ("budget round allocation", configured, budget_round, k, every_hit),
+            ("allocation round, no cap", configured, {"max_reached": 0}, k, fifteen),
+            ("allocation round, compact (max_reached 7)", configured, {"max_reached": 7}, k, fifteen),
+            ("spread, 15 hits, max_reached 7", configured, {"max_reached": 7}, k, spread),
+            ("spread, seed floor 0.45 of 25 hits, max_reached 10", configured, {"max_reached": 10}, k, floor),
             ("current", configured, {}, k, references),
         ]  # fmt: skip
-        for cap in (5, 7, 10):  # the compact allocation (a cap on expansions, 7 chosen on the dev set)
-            variants.append((f"current, max_reached {cap}", configured, {"max_reached": cap}, k, references))
         for label, retrieval, limits, seeds, reference_settings in variants:
             searcher.settings = retrieval  # the engine searches through this searcher
             try:

@@ -1,14 +1,15 @@
-"""The sweep the trace allocation defaults were chosen by (issue 11, allocation round), on the dev questions
-of benchmarks/data/reference_chains.yaml (c01-c37 and n01-n23; the held-out h01-h15 are left out).
+"""The sweeps the trace allocation settings were chosen by (issue 11, allocation round and spread round), on
+the dev questions of benchmarks/data/reference_chains.yaml (c01-c37 and n01-n23; the held-out h01-h15 are
+left out).
 
-    python -m benchmarks.sweep_trace_allocation [--data-dir DIR] [--misses]
+    python -m benchmarks.sweep_trace_allocation [--data-dir DIR] [--misses] [--only TEXT]
 
 One process, one index (the one bench_references uses): the questions are embedded once; for each setting
 `trace` runs at the default depth with the setting as an override of the configured references settings,
 and plain hybrid search runs with k = that trace's mean number of passages, per question set, as in
 `bench_references`. Printed per setting: trace recall / hybrid recall @ mean passages and the gap, for
 dev, c01-c37 and n01-n23, then trace recall by language. ``--misses`` lists the missed gold sections of
-the configured settings.
+the configured settings; ``--only TEXT`` runs the rows whose label contains TEXT ("spread").
 """
 
 from __future__ import annotations
@@ -33,19 +34,46 @@ from rabbithole.services import Services  # noqa: E402
 Reached = set[tuple[str, str | None]]
 SETS: tuple[tuple[str, tuple[int, ...]], ...] = (("dev", (2, 3)), ("c01-c37", (2,)), ("n01-n23", (3,)))
 
-#: (label, settings overrides): the budget round's allocation, then the axes of this round around the default
+#: the allocation round's candidates (before this round's spread) and seeds (15 hits, no seed floor)
+ROUND1: dict[str, Any] = {"new_sections_first": False, "mention_lead": 0, "seeds": 15, "seed_floor": 0.0}
+#: this round: spread candidates (new sections first, 2 sections of a citation list ahead)
+SPREAD: dict[str, Any] = {"new_sections_first": True, "mention_lead": 2}
+
+#: (label, settings overrides): the budget round's allocation, the allocation round's axes (its rows with
+#: its own candidates and seeds), then this round's: the seed floor (hits among 20-25 scoring at least
+#: 0.4-0.5 of the first hit's), new sections first, the lead of a citation list, and the cap
 GRID: list[tuple[str, dict[str, Any]]] = [
     ("budget round (every hit, relevance, budget only)",
-     {"distinct_seed_sections": False, "source_weight": 0.0, "max_reached": 0}),
-    ("every hit, relevance, max_reached 7", {"distinct_seed_sections": False, "source_weight": 0.0}),
-    ("every hit, source_weight 1, max_reached 7", {"distinct_seed_sections": False}),
-    ("distinct, relevance, max_reached 7", {"source_weight": 0.0}),
-    *((f"distinct, source_weight {w}, max_reached {m}", {"source_weight": w, "max_reached": m})
+     {**ROUND1, "distinct_seed_sections": False, "source_weight": 0.0, "max_reached": 0}),
+    ("every hit, relevance, max_reached 7",
+     {**ROUND1, "distinct_seed_sections": False, "source_weight": 0.0, "max_reached": 7}),
+    ("every hit, source_weight 1, max_reached 7",
+     {**ROUND1, "distinct_seed_sections": False, "max_reached": 7}),
+    ("distinct, relevance, max_reached 7", {**ROUND1, "source_weight": 0.0, "max_reached": 7}),
+    *((f"distinct, source_weight {w}, max_reached {m}", {**ROUND1, "source_weight": w, "max_reached": m})
       for w in (1.0, 2.0, 3.0) for m in (3, 5, 6, 7, 8, 9, 10, 12)),
-    ("distinct, source_weight 1, max_reached 0", {"max_reached": 0}),
-    ("distinct of 12 hits, source_weight 1, max_reached 7", {"seeds": 12}),
-    ("distinct of 20 hits, source_weight 1, max_reached 7", {"seeds": 20}),
-    ("default, depth 1", {"max_depth": 1}),
+    ("distinct, source_weight 1, max_reached 0", {**ROUND1, "max_reached": 0}),
+    ("distinct of 12 hits, source_weight 1, max_reached 7", {**ROUND1, "seeds": 12, "max_reached": 7}),
+    ("distinct of 20 hits, source_weight 1, max_reached 7", {**ROUND1, "seeds": 20, "max_reached": 7}),
+    ("allocation round compact, depth 1", {**ROUND1, "max_reached": 7, "max_depth": 1}),
+    # this round: the seed floor with the allocation round's candidates ...
+    *((f"seed floor {f} of {n} hits, max_reached {m}",
+       {**ROUND1, "seeds": n, "seed_floor": f, "max_reached": m})
+      for f in (0.4, 0.45, 0.5, 0.55) for n in (20, 25) for m in (7, 8, 10, 12, 15)),
+    # ... new sections first alone ...
+    *((f"new sections first, 15 hits, max_reached {m}",
+       {**ROUND1, "new_sections_first": True, "max_reached": m}) for m in (5, 6, 7, 8, 10, 12)),
+    # ... and spread candidates with 15 hits and with the seed floor
+    *((f"spread, 15 hits, max_reached {m}", {**ROUND1, **SPREAD, "max_reached": m})
+      for m in (5, 6, 7, 8, 10)),
+    *((f"spread, seed floor {f} of {n} hits, max_reached {m}",
+       {**SPREAD, "seeds": n, "seed_floor": f, "max_reached": m})
+      for f in (0.4, 0.45, 0.5) for n in (20, 25) for m in (8, 10, 12, 15)),
+    ("spread, seed floor 0.45 of 25 hits, mention lead 1, max_reached 10",
+     {**SPREAD, "mention_lead": 1, "seeds": 25, "seed_floor": 0.45, "max_reached": 10}),
+    ("spread, 15 hits, no cap", {**ROUND1, **SPREAD, "max_reached": 0}),
+    ("spread, seed floor 0.45 of 25 hits, no cap",
+     {**SPREAD, "seeds": 25, "seed_floor": 0.45, "max_reached": 0}),
 ]  # fmt: skip
 
 
@@ -101,13 +129,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--data-dir", type=Path, default=ROOT / "bench-data" / "references")
     parser.add_argument("--misses", action="store_true", help="list the configured settings' misses")
+    parser.add_argument("--only", default="", help="run only the rows whose label contains this text")
     args = parser.parse_args(argv)
     questions = [q for q in load_questions() if q.round_no in (2, 3)]
     with open_sample(args.data_dir) as services:
         vectors = {q.id: services.searcher.embed_views(q.text, COLLECTION) for q in questions}
         plain_cache: dict[tuple[str, int], Reached] = {}
         print(f"{len(questions)} dev questions; per set: trace / hybrid @ mean passages, trace - hybrid")
-        for label, update in [("configured", {}), *GRID]:
+        for label, update in [("configured", {}), *(row for row in GRID if args.only in row[0])]:
             row, traced = evaluate(services, questions, vectors, update, plain_cache)
             print(f"{label}: {row}", flush=True)
             if args.misses and label == "configured":

@@ -13,7 +13,7 @@ import yaml
 from fixtures.sample_index import SAMPLE_COLLECTION
 from rabbithole.core.config import ReferenceSettings
 from rabbithole.core.models import SearchHit
-from rabbithole.references.allocation import distinct_sections
+from rabbithole.references.allocation import distinct_sections, within_floor
 from rabbithole.references.expansion import ExpansionLimits, ExpansionResult, TracedPassage
 from rabbithole.references.grammar import detect_references
 from rabbithole.references.models import Reference
@@ -204,6 +204,19 @@ def test_trace_seeds_take_at_most_their_share_of_the_budget(sample_index: Servic
     small = new_engine(sample_index, limits=ExpansionLimits.from_settings(settings, token_budget=100))
     assert len(small.trace(question, depth=0).passages) == 1  # at least one seed
     assert len(small.trace(question, depth=0, k=6).passages) == 6  # a k named by the caller is kept
+
+
+def test_trace_seeds_are_the_hits_within_the_seed_floor(sample_index: Services) -> None:
+    question = next(q for q in QUESTIONS if q["id"] == "c19")["question"]  # one hit stands out
+    settings = sample_index.settings.references.model_copy(update={"seeds": 25, "seed_floor": 0.45})
+    hits = distinct_sections(sample_index.searcher.search(question, SAMPLE_COLLECTION, k=25))
+    kept = within_floor(hits, 0.45)
+    assert 1 <= len(kept) < len(hits)  # the floor drops the hits far below the first one
+    seeds = [p for p in new_engine(sample_index, settings).trace(question, depth=0).passages]
+    assert [p.id for p in seeds] == [h.chunk.id for h in kept][: len(seeds)]  # within the seed share
+    assert all(p.search_score is not None and p.search_score >= 0.45 * hits[0].score for p in seeds[1:])
+    unfloored = settings.model_copy(update={"seed_floor": 0.0})
+    assert len(new_engine(sample_index, unfloored).trace(question, depth=0).passages) > len(seeds)
 
 
 def test_trace_allocates_its_passages_and_expand_follows_by_relevance_alone(sample_index: Services) -> None:

@@ -336,6 +336,14 @@ class ReferenceSettings(BaseModel):
         description="Other chunks of each search hit's section scanned for references at the first hop "
         "(the most relevant ones); one enters the result only when a reference in it is followed.",
     )
+    seed_floor: float = Field(
+        0.0,
+        ge=0.0,
+        le=1.0,
+        description="`trace` without k keeps the search hits whose fused score is at least this share of the "
+        "first hit's (the first always; 0: every hit): few seeds where the first hits stand out, more where "
+        "they score alike.",
+    )
     distinct_seed_sections: bool = Field(
         True,
         description="`trace` without k keeps the first search hit of each section as a seed and drops later "
@@ -349,13 +357,30 @@ class ReferenceSettings(BaseModel):
         "to the first hit's, to this power (0: relevance alone; a later hop inherits its seed's weight; "
         "the research dig's gated expansion ranks by relevance).",
     )
+    new_sections_first: bool = Field(
+        True,
+        description="`trace` takes, per hop, a chunk of each cited section not in the context yet before a "
+        "second chunk of a section (another chunk of a cited Absatz, the cited Absatz of a section already "
+        "there): with max_reached the cap is spent on sections (with no cap it reorders the hop, which "
+        "changes only what the token budget cuts).",
+    )
+    mention_lead: int = Field(
+        2,
+        ge=0,
+        le=50,
+        description="`trace` takes, per hop, at most this many sections of one mention (a citation list such "
+        "as '§§ 17, 19, 22, 26 oder 59', the most relevant first) before the other mentions' targets, the "
+        "rest of the list after them (0: a list competes section by section; with no cap only the order "
+        "changes, and what the token budget cuts).",
+    )
     max_reached: int = Field(
         0,
         ge=0,
         le=500,
         description="Passages `trace` reaches through references at most, besides the token budget "
-        "(0: the token budget alone limits them; 7: a context a third the size at lower recall, see "
-        "docs/references.md; the research dig's gated expansion is not capped).",
+        "(0: the token budget alone limits them; 10 with seeds 25 and seed_floor 0.45: a context of about "
+        "20 passages at lower recall, see docs/references.md; the research dig's gated expansion is not "
+        "capped).",
     )
 
 

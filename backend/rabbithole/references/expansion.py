@@ -21,7 +21,8 @@ catalog and the vector store are in :mod:`rabbithole.references.store_adapter`.
   ``per_document_limit`` reached passages per document; a candidate below ``min_relevance`` is dropped,
   except while fewer than ``min_keep`` passages have been reached. Seeds are always kept and count
   towards the budget. With ``source_weight`` > 0 the relevance is weighted by the seed a candidate
-  descends from, and ``max_reached`` caps the passages reached (:mod:`rabbithole.references.allocation`).
+  descends from, ``new_sections_first`` and ``mention_lead`` spread a hop's candidates over sections and
+  mentions, and ``max_reached`` caps the passages reached (:mod:`rabbithole.references.allocation`).
 * **Gate**: ``gate(reference, source_passage) -> bool`` decides per reference (per mention and target)
   whether it is followed; the default follows all. A ``batch_gate(depth, requests) -> indices to follow``
   decides all candidate references of one depth at once instead (one LLM call per depth, not one per
@@ -37,7 +38,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from rabbithole.references.absatz import absatz_at, absatz_chunks
-from rabbithole.references.allocation import by_priority, seed_weights
+from rabbithole.references.allocation import by_priority, seed_weights, spread
 from rabbithole.references.candidates import section_candidates, trim_sections
 from rabbithole.references.expansion_types import (
     BatchGate,
@@ -153,6 +154,13 @@ class Expander:
             candidates = trim_sections(candidates, limits.section_chunks)
             if limits.source_weight > 0:
                 candidates = by_priority(candidates, weights, limits.source_weight)
+            if limits.new_sections_first or limits.mention_lead > 0:
+                candidates = spread(
+                    candidates,
+                    present,
+                    sections_first=limits.new_sections_first,
+                    mention_lead=limits.mention_lead,
+                )
             frontier = []
             for c in candidates:
                 if c.chunk.id in visited:

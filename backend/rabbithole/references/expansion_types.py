@@ -45,6 +45,8 @@ class ExpansionLimits:
     # off here, set by the settings (from_settings): see rabbithole.references.allocation
     source_weight: float = 0.0  # exponent of the seed's relative search score in a candidate's priority
     max_reached: int = 0  # passages reached through references at most (0: only the token budget limits)
+    new_sections_first: bool = False  # per hop, one chunk of each section not in the result goes first
+    mention_lead: int = 0  # per hop, the first n sections of one mention (a citation list) go first (0: all)
 
     @classmethod
     def from_settings(cls, settings: ReferenceSettings, **overrides: int | float | bool) -> ExpansionLimits:
@@ -59,6 +61,8 @@ class ExpansionLimits:
             "skip_present_sections": settings.skip_present_sections,
             "source_weight": settings.source_weight,
             "max_reached": settings.max_reached,
+            "new_sections_first": settings.new_sections_first,
+            "mention_lead": settings.mention_lead,
         }
         values.update(overrides)
         return cls(**values)  # type: ignore[arg-type]

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from rabbithole.core.config import ReferenceSettings
 from rabbithole.core.errors import InvalidRequestError
 from rabbithole.core.models import Chunk, SearchHit
-from rabbithole.references.allocation import distinct_sections
+from rabbithole.references.allocation import distinct_sections, within_floor
 from rabbithole.references.expansion import (
     BatchGate,
     Detect,
@@ -132,7 +132,7 @@ class ReferenceEngine:
             detect or detect_references,
             self.resolver.resolve,
             self.passages,
-            replace(chosen, source_weight=0.0, max_reached=0),
+            replace(chosen, source_weight=0.0, max_reached=0, new_sections_first=False, mention_lead=0),
         )
 
     def trace(
@@ -146,7 +146,8 @@ class ReferenceEngine:
         query_vector: QueryVector | None = None,
     ) -> Trace:
         """Search ``query`` (``k`` hits; default: settings.references.seeds hits, the first of each section
-        with ``distinct_seed_sections``, as many of them as fit ``seed_share`` of the token budget) and
+        with ``distinct_seed_sections``, those scoring at least ``seed_floor`` of the first hit's, as many
+        of them as fit ``seed_share`` of the token budget) and
         follow references ``depth`` hops (default settings.references.max_depth; 0: the search hits
         alone). ``query_vector``: the query embedded beforehand (the views of
         :meth:`HybridSearcher.embed_views`, or a plain vector)."""
@@ -170,7 +171,7 @@ class ReferenceEngine:
         if k is None:
             if self.settings.distinct_seed_sections:
                 hits = distinct_sections(hits)
-            hits = self._seed_share(hits)
+            hits = self._seed_share(within_floor(hits, self.settings.seed_floor))
         timings["search"] = time.perf_counter() - t
         t = time.perf_counter()
         result = self.expand(
