@@ -188,20 +188,24 @@ def test_small_budget_is_respected(sample_index: Services) -> None:
 
 def test_trace_seeds_take_at_most_their_share_of_the_budget(sample_index: Services) -> None:
     question = QUESTIONS[0]["question"]
-    settings = sample_index.settings.references
+    assert sample_index.settings.references.seeds == 25  # the default; the seed floor is tested below
+    settings = sample_index.settings.references.model_copy(update={"seed_floor": 0.0})
     found = sample_index.searcher.search(question, SAMPLE_COLLECTION, k=settings.seeds)
-    assert len(found) == settings.seeds == 15 and settings.distinct_seed_sections
+    assert len(found) == settings.seeds and settings.distinct_seed_sections
     hits = distinct_sections(found)  # the first hit of each section
     assert len({(h.chunk.document, h.chunk.section) for h in hits}) == len(hits)
     for budget in (12_000, 2_000, 100):
-        engine = new_engine(sample_index, limits=ExpansionLimits.from_settings(settings, token_budget=budget))
+        limits = ExpansionLimits.from_settings(settings, token_budget=budget)
+        engine = new_engine(sample_index, settings, limits=limits)
         seeds = [p for p in engine.trace(question, depth=0).passages]
         allowance = settings.seed_share * budget
         assert [p.id for p in seeds] == [h.chunk.id for h in hits[: len(seeds)]]  # the first hits, in order
         assert len(seeds) == 1 or sum(p.chunk.token_count for p in seeds) <= allowance
         if len(seeds) < len(hits):  # the next hit would not have fit
             assert sum(h.chunk.token_count for h in hits[: len(seeds) + 1]) > allowance
-    small = new_engine(sample_index, limits=ExpansionLimits.from_settings(settings, token_budget=100))
+    small = new_engine(
+        sample_index, settings, limits=ExpansionLimits.from_settings(settings, token_budget=100)
+    )
     assert len(small.trace(question, depth=0).passages) == 1  # at least one seed
     assert len(small.trace(question, depth=0, k=6).passages) == 6  # a k named by the caller is kept
 

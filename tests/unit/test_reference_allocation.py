@@ -105,17 +105,18 @@ def test_max_reached_counts_every_hop_and_zero_means_no_cap() -> None:
 
 def test_allocation_settings_and_their_defaults() -> None:
     settings = ReferenceSettings()
-    # no cap by default: the compact allocation (max_reached 7) loses recall on held-out questions
-    assert (settings.distinct_seed_sections, settings.source_weight, settings.max_reached) == (True, 1.0, 0)
+    # the compact context by default: at most 10 passages reached, seeds above 0.45 of the first of 25 hits
+    assert (settings.distinct_seed_sections, settings.source_weight, settings.max_reached) == (True, 1.0, 10)
+    assert (settings.seeds, settings.seed_floor) == (25, 0.45)
     limits = ExpansionLimits.from_settings(settings)
-    assert (limits.source_weight, limits.max_reached) == (1.0, 0)
+    assert (limits.source_weight, limits.max_reached) == (1.0, 10)
     compact = ExpansionLimits.from_settings(ReferenceSettings(max_reached=7))
     assert (compact.source_weight, compact.max_reached) == (1.0, 7)
     off = ExpansionLimits.from_settings(ReferenceSettings(source_weight=0.0, max_reached=0))
     assert (off.source_weight, off.max_reached) == (0.0, 0)
     assert (ExpansionLimits().source_weight, ExpansionLimits().max_reached) == (0.0, 0)  # off unless set
-    # this round: spread candidates on (they only reorder a hop without a cap), no seed floor
-    assert (settings.new_sections_first, settings.mention_lead, settings.seed_floor) == (True, 2, 0.0)
+    # spread candidates on: the cap is spent on sections and on many mentions
+    assert (settings.new_sections_first, settings.mention_lead) == (True, 2)
     assert (limits.new_sections_first, limits.mention_lead) == (True, 2)
     assert (ExpansionLimits().new_sections_first, ExpansionLimits().mention_lead) == (False, 0)
 

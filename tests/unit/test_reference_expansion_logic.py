@@ -156,11 +156,11 @@ def test_a_cited_section_already_present_adds_only_the_cited_absatz() -> None:
     assert set(ids(everything.passages)) == {whole.id, *(c.id for c in parts)}
 
 
-def test_reference_settings_default_to_one_chunk_per_cited_section_and_fifteen_seeds() -> None:
+def test_reference_settings_default_to_one_chunk_per_cited_section_and_25_seeds() -> None:
     settings = ReferenceSettings()
     limits = ExpansionLimits.from_settings(settings)
     assert (settings.seeds, settings.seed_share, limits.section_chunks, limits.skip_present_sections) == (
-        15,
+        25,
         0.4,
         1,
         True,

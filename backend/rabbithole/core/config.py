@@ -307,11 +307,12 @@ class ReferenceSettings(BaseModel):
     )
     min_keep: int = Field(5, ge=0, description="Passages kept even below min_relevance.")
     seeds: int = Field(
-        15,
+        25,
         ge=1,
         le=200,
-        description="Search hits `trace` starts from when the call names no k (one chunk each; many seeds "
-        "and one chunk per cited section reach more of what a question needs per passage).",
+        description="Search hits `trace` starts from when the call names no k (one chunk each, those above "
+        "seed_floor; many seeds and one chunk per cited section reach more of what a question needs per "
+        "passage).",
     )
     seed_share: float = Field(
         0.4,
@@ -337,7 +338,7 @@ class ReferenceSettings(BaseModel):
         "(the most relevant ones); one enters the result only when a reference in it is followed.",
     )
     seed_floor: float = Field(
-        0.0,
+        0.45,
         ge=0.0,
         le=1.0,
         description="`trace` without k keeps the search hits whose fused score is at least this share of the "
@@ -374,13 +375,13 @@ class ReferenceSettings(BaseModel):
         "changes, and what the token budget cuts).",
     )
     max_reached: int = Field(
-        0,
+        10,
         ge=0,
         le=500,
         description="Passages `trace` reaches through references at most, besides the token budget "
-        "(0: the token budget alone limits them; 10 with seeds 25 and seed_floor 0.45: a context of about "
-        "20 passages at lower recall, see docs/references.md; the research dig's gated expansion is not "
-        "capped).",
+        "(with seeds 25 and seed_floor 0.45: a context of about 20 passages; 0: the token budget alone "
+        "limits them, about 53 passages at higher recall, see docs/references.md; the research dig's "
+        "gated expansion is not capped).",
     )
 
 

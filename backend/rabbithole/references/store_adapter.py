@@ -27,6 +27,7 @@ from rabbithole.references.resolver import ReferenceResolver
 from rabbithole.references.sections import SectionIndex
 from rabbithole.registry.registry import DocumentRegistry
 from rabbithole.retrieval.filters import SearchFilters, Where
+from rabbithole.retrieval.query_views import QueryVector, combined_vector
 
 __all__ = ["CollectionPassages"]
 
@@ -102,9 +103,10 @@ class CollectionPassages:
         index = SectionIndex(self.section_labels, self.section_paths)
         return ReferenceResolver(registry, index, dates=self.document_dates)
 
-    def relevance(self, query_vector: np.ndarray) -> Relevance:
-        """A relevance function: cosine similarity of chunks to ``query_vector`` (stored vectors)."""
-        query = l2_normalize(np.asarray(query_vector, dtype=np.float32).reshape(-1))
+    def relevance(self, query_vector: QueryVector) -> Relevance:
+        """A relevance function: cosine similarity of chunks to ``query_vector`` (stored vectors; for a
+        cross-lingual question's views, their combined vector)."""
+        query = l2_normalize(combined_vector(query_vector))
 
         def score(chunks: Sequence[Chunk]) -> dict[str, float]:
             vectors = self._vectors().get_embeddings([c.id for c in chunks])

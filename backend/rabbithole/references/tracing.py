@@ -37,7 +37,7 @@ from rabbithole.references.grammar import detect_references
 from rabbithole.references.resolver import SectionIndex
 from rabbithole.references.store_adapter import CollectionPassages
 from rabbithole.retrieval.filters import SearchFilters
-from rabbithole.retrieval.query_views import QueryVector, combined_vector
+from rabbithole.retrieval.query_views import QueryVector
 
 if TYPE_CHECKING:
     from rabbithole.catalog.repository import Catalog
@@ -217,7 +217,7 @@ class ReferenceEngine:
         search_document = self.document_search(query, query_vector) if query else None
         return self.expander.expand(
             seeds,
-            self.passages.relevance(combined_vector(query_vector)),
+            self.passages.relevance(query_vector),
             gate=gate,
             batch_gate=batch_gate,
             max_depth=depth,
