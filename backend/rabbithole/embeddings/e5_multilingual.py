@@ -50,6 +50,11 @@ class E5MultilingualEmbedder:
     def dim(self) -> int:
         return self.DIM
 
+    @property
+    def loaded(self) -> bool:
+        """Whether this process holds the model's weights."""
+        return self._model is not None
+
     def load(self) -> None:
         """Load the weights now (otherwise the first embedding call does)."""
         with self._lock:

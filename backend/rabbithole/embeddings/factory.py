@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from rabbithole.core.config import Settings, ollama_host_from_environment
+from pathlib import Path
+
+from rabbithole.core.config import EmbeddingSettings, Settings, ollama_host_from_environment
 from rabbithole.embeddings.base import Embedder
 
 
@@ -16,20 +18,6 @@ def ollama_base_url(settings: Settings) -> str:
 def create_embedder(settings: Settings) -> Embedder:
     """The embedder configured in ``settings.embeddings``. Cheap: models load on first use."""
     cfg = settings.embeddings
-    if cfg.provider == "use-multilingual":
-        from rabbithole.embeddings.use_multilingual import UseMultilingualEmbedder
-
-        return UseMultilingualEmbedder(
-            threads=cfg.threads, batch_size=cfg.batch_size, cache_dir=settings.storage.data_dir / "cache"
-        )
-    if cfg.provider == "e5-multilingual":
-        from rabbithole.embeddings.e5_multilingual import E5MultilingualEmbedder
-
-        return E5MultilingualEmbedder(threads=cfg.threads, batch_size=cfg.batch_size)
-    if cfg.provider == "sentence-transformers":
-        from rabbithole.embeddings.sentence_transformers import SentenceTransformerEmbedder
-
-        return SentenceTransformerEmbedder(cfg.model, batch_size=cfg.batch_size)
     if cfg.provider == "ollama":
         from rabbithole.embeddings.ollama import OllamaEmbedder
 
@@ -39,4 +27,22 @@ def create_embedder(settings: Settings) -> Embedder:
             batch_size=cfg.batch_size,
             timeout_s=settings.llm.request_timeout_s,
         )
-    raise AssertionError(f"unknown embedding provider {cfg.provider!r}")  # pragma: no cover
+    return create_local_embedder(cfg, settings.storage.data_dir / "cache")
+
+
+def create_local_embedder(cfg: EmbeddingSettings, cache_dir: Path | None) -> Embedder:
+    """A model that runs on this machine (every provider but ollama): also what the embedding process
+    builds. ``cache_dir``: where the USE tokenizer keeps its parsed pieces."""
+    if cfg.provider == "use-multilingual":
+        from rabbithole.embeddings.use_multilingual import UseMultilingualEmbedder
+
+        return UseMultilingualEmbedder(threads=cfg.threads, batch_size=cfg.batch_size, cache_dir=cache_dir)
+    if cfg.provider == "e5-multilingual":
+        from rabbithole.embeddings.e5_multilingual import E5MultilingualEmbedder
+
+        return E5MultilingualEmbedder(threads=cfg.threads, batch_size=cfg.batch_size)
+    if cfg.provider == "sentence-transformers":
+        from rabbithole.embeddings.sentence_transformers import SentenceTransformerEmbedder
+
+        return SentenceTransformerEmbedder(cfg.model, batch_size=cfg.batch_size)
+    raise ValueError(f"embedding provider {cfg.provider!r} is not a local model")

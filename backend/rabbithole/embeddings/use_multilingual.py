@@ -58,6 +58,11 @@ class UseMultilingualEmbedder:
     def dim(self) -> int:
         return self.DIM
 
+    @property
+    def loaded(self) -> bool:
+        """Whether this process holds the model's weights."""
+        return self._model is not None
+
     def load(self) -> None:
         """Load the weights and the full tokenizer now (otherwise the first embedding call loads the weights,
         and the first long text the full tokenizer): for ingestion and the server."""
