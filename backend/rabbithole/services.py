@@ -250,7 +250,8 @@ class Services:
             settings=self.settings.ingestion,
             catalog=self.catalog,
             parser=AutoParser(self.settings.ingestion),
-            embedder_factory=lambda: self.embedder,
+            embedder_factory=self.ingestion_embedder,
+            release_embedder=self.release_ingestion_embedder,
             store_factory=lambda: self.store,
             tokens_factory=lambda: self.tokens,
             on_collection_changed=self._collection_changed,
@@ -259,6 +260,28 @@ class Services:
             warm_up=self._warm_up_after_ingestion,
             prepare_index=lambda collection, chunks: self.searcher.bm25.prepare_document(collection, chunks),
         )
+
+    def ingestion_embedder(self) -> Embedder:
+        """What ingestion embeds with (``embeddings.ingest_process``): the model in a process of its own
+        (a :class:`ChildProcessEmbedder`, which the pipeline closes after its run), or this process's
+        embedder. ``auto`` keeps a model this process has loaded already (the server after its warm-up)."""
+        from rabbithole.embeddings.child_process import CHILD_PROVIDERS, ChildProcessEmbedder
+
+        cfg = self.settings.embeddings
+        embedder = self.embedder
+        if cfg.provider not in CHILD_PROVIDERS or cfg.ingest_process == "inline":
+            return embedder
+        if cfg.ingest_process == "auto" and getattr(embedder, "loaded", False):
+            return embedder
+        return ChildProcessEmbedder(embedder, cfg, self.settings.storage.data_dir / "cache")
+
+    @staticmethod
+    def release_ingestion_embedder(embedder: Embedder) -> None:
+        """Stop an embedding process :meth:`ingestion_embedder` started; this process's embedder stays."""
+        from rabbithole.embeddings.child_process import ChildProcessEmbedder
+
+        if isinstance(embedder, ChildProcessEmbedder):
+            embedder.close()
 
     def warm_up(self) -> None:
         """Load what a search needs (the embedder, the search stack, each collection's vector handle and

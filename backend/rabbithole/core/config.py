@@ -151,6 +151,13 @@ class EmbeddingSettings(BaseModel):
         description="CPU threads for local embedding models (USE: batches encoded at once, one BLAS thread"
         " each).",
     )
+    ingest_process: Literal["auto", "child", "inline"] = Field(
+        "auto",
+        description="Where ingestion embeds with use-multilingual or e5-multilingual: child (a process of its"
+        " own, whose numpy forward pass does not share the GIL with parsing and writing), inline (this"
+        " process), auto (child, unless this process has the model loaded already, as the server has after"
+        " its warm-up). Other providers always embed inline.",
+    )
 
     @model_validator(mode="after")
     def _model_required(self) -> EmbeddingSettings:

@@ -72,11 +72,13 @@ class IngestionPipeline:
         language_of: Callable[[str], str] | None = None,
         warm_up: Callable[[], object] | None = None,
         prepare_index: Callable[[str, list[Chunk]], object] | None = None,
+        release_embedder: Callable[[Embedder], None] | None = None,
     ) -> None:
         """``language_of``: the ISO 639-1 code of a document's text, recorded per document (the research
         run searches in the documents' language too). ``prepare_index(collection, chunks)``: given each
         parsed document's chunks on the writer thread while the embedder works, so the search index built
-        after the last file has less left to do."""
+        after the last file has less left to do. ``release_embedder``: given the embedder at the end of each
+        run that made one (an embedding process is stopped there); the next run asks the factory again."""
         self.settings = settings
         self.language_of = language_of
         self.catalog = catalog
@@ -91,6 +93,7 @@ class IngestionPipeline:
         #: stack for the BM25 index, the registry builder) while the embedder works, not after it
         self.warm_up = warm_up
         self.prepare_index = prepare_index
+        self.release_embedder = release_embedder
 
     @cached_property
     def store(self) -> ChromaStore:
@@ -115,8 +118,11 @@ class IngestionPipeline:
         progress: Callable[[IngestEvent], None] | None = None,
     ) -> IngestReport:
         report = IngestReport()
-        for source in discover(path, collection):
-            report.collections.append(self._ingest_collection(source, reindex, progress))
+        try:
+            for source in discover(path, collection):
+                report.collections.append(self._ingest_collection(source, reindex, progress))
+        finally:
+            self._release_embedder()
         return report
 
     def ingest_files(
@@ -129,7 +135,15 @@ class IngestionPipeline:
         """Add or update these files of ``root`` in ``collection``, leaving its other documents alone
         (an upload: the folder is not the whole collection)."""
         source = CollectionSource(collection, root, tuple(files), complete=False)
-        return self._ingest_collection(source, False, progress)
+        try:
+            return self._ingest_collection(source, False, progress)
+        finally:
+            self._release_embedder()
+
+    def _release_embedder(self) -> None:
+        embedder, self._embedder = self._embedder, None
+        if embedder is not None and self.release_embedder is not None:
+            self.release_embedder(embedder)
 
     def _ingest_collection(
         self, source: CollectionSource, reindex: bool, progress: Callable[[IngestEvent], None] | None
