@@ -79,6 +79,8 @@ CLI_PROFILE_FILTER = (
 
 
 def _worker_ours(kb: Path, data_dir: Path, reruns: int, profile: Path | None) -> dict[str, Any]:
+    import chromadb  # noqa: F401  (imported before the clock, as the baseline's langchain_chroma imports it)
+
     from rabbithole.services import Services
 
     settings = bench_settings(data_dir)

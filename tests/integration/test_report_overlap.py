@@ -26,7 +26,6 @@ from rabbithole.research.report.section_nodes import support_texts
 from rabbithole.research.runner import ResearchRunner
 from rabbithole.services import Services
 
-pytestmark = pytest.mark.asyncio
 
 TOPIC = "Strahlenschutz bei beruflich exponierten Personen: Grenzwerte, Überwachung und Pflichten"
 LATENCY_MS = 400  # long enough for two calls made at once to both arrive before the first answer
@@ -91,6 +90,7 @@ async def report(
     return view.result
 
 
+@pytest.mark.asyncio
 async def test_the_outline_is_proposed_while_the_anchor_is_made(
     research_services: Services, fake_ollama: FakeOllama
 ) -> None:
@@ -127,6 +127,7 @@ def followed(events: Sequence[dict[str, Any]]) -> set[str]:
     }
 
 
+@pytest.mark.asyncio
 async def test_references_of_both_depths_are_judged_at_once_and_followed_as_before(
     research_services: Services, sample_index: Services, fake_ollama: FakeOllama
 ) -> None:
@@ -194,6 +195,7 @@ class NoCacheRunner(ResearchRunner):
         return replace(super().context(record), vectors=None)
 
 
+@pytest.mark.asyncio
 async def test_the_support_check_finds_the_sentences_embedded_beside_the_grade(
     research_services: Services, fake_ollama: FakeOllama
 ) -> None:
