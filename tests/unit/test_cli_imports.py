@@ -7,7 +7,7 @@ import json
 import subprocess
 import sys
 
-HEAVY = ("langgraph", "langchain_core", "chromadb", "numpy", "torch", "fitz", "bm25s", "scipy")
+HEAVY = ("langgraph", "langchain_core", "chromadb", "numpy", "torch", "fitz", "bm25s", "scipy", "markdown_it")
 
 
 def test_the_cli_module_imports_no_heavy_dependency() -> None:

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
-from rich.markdown import Markdown
 
 from rabbithole.cli.errors import handle_errors
 from rabbithole.cli.report_terminal import ReportProgress, ask_outline
@@ -101,6 +100,8 @@ def register(app: typer.Typer) -> None:
         elif as_markdown:
             typer.echo(result.report_markdown)
         else:
+            from rich.markdown import Markdown  # markdown-it and its rules: only for a report printed here
+
             console = Console()
             console.print(Markdown(result.report_markdown))
             for warning in result.warnings:

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
-from rich.markdown import Markdown
 from rich.table import Table
 
 from rabbithole.cli.errors import handle_errors
@@ -105,6 +104,8 @@ def register(app: typer.Typer) -> None:
         elif as_markdown:
             typer.echo(markdown)
         else:
+            from rich.markdown import Markdown  # markdown-it and its rules: only for a report printed here
+
             console = Console()
             console.print(Markdown(result.report_markdown))
             for warning in result.warnings:
