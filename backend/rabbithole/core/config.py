@@ -6,7 +6,6 @@ RABBITHOLE_EMBEDDINGS__PROVIDER=sentence-transformers. See docs/configuration.md
 
 from __future__ import annotations
 
-import difflib
 import ipaddress
 import logging
 import os
@@ -16,13 +15,15 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from rabbithole.core.environment import deep_merge, dotenv_variables, values_from_variables
 from rabbithole.core.errors import ConfigurationError
 
 DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"
 ENV_PREFIX = "RABBITHOLE_"
+#: read from the working directory, below the environment
+ENV_FILE = ".env"
 #: Variables with the prefix that are not settings but are read elsewhere (documented where they are used).
 EXTRA_VARIABLES = frozenset({"RABBITHOLE_BENCH_DIR"})
 
@@ -630,14 +631,11 @@ class WebSettings(BaseModel):
         return check_http_url(value.strip().rstrip("/")) if value and value.strip() else None
 
 
-class Settings(BaseSettings):
-    model_config = SettingsConfigDict(
-        env_prefix="RABBITHOLE_",
-        env_nested_delimiter="__",
-        env_file=".env",
-        env_file_encoding="utf-8",
-        extra="ignore",
-    )
+class Settings(BaseModel):
+    """Every setting; :func:`load_settings` fills it from ``RABBITHOLE_*`` variables and ``.env``
+    (``Settings()`` alone is the defaults)."""
+
+    model_config = ConfigDict(extra="ignore", validate_default=True)
 
     kb_dir: Path = Field(Path("kb"), description="Each subfolder is a collection.")
     storage: StorageSettings = StorageSettings()
@@ -701,18 +699,12 @@ def unknown_variables(names: Iterable[str]) -> list[str]:
     for name in sorted({n.upper() for n in names if n.upper().startswith(ENV_PREFIX)}):
         if name in known:
             continue
+        import difflib  # only for an unknown name, not at every start-up
+
         close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)
         hint = f" (did you mean {close[0]}?)" if close else ""
         messages.append(f"unknown setting {name} is ignored{hint}; see docs/configuration.md")
     return messages
-
-
-def _dotenv_names(env_file: Path) -> list[str]:
-    if not env_file.is_file():
-        return []
-    from dotenv import dotenv_values
-
-    return list(dotenv_values(env_file))
 
 
 def _check_ollama_host(settings: Settings, environ: Mapping[str, str]) -> None:
@@ -727,10 +719,13 @@ def _check_ollama_host(settings: Settings, environ: Mapping[str, str]) -> None:
 def load_settings(**overrides: object) -> Settings:
     """Build settings from the environment, turning validation errors into one clear message (also for a
     malformed OLLAMA_HOST), and warn about ``RABBITHOLE_*`` variables that set nothing (typos)."""
-    for message in unknown_variables([*os.environ, *_dotenv_names(Path(".env"))]):
+    dotenv = dotenv_variables(Path(ENV_FILE))
+    for message in unknown_variables([*os.environ, *dotenv]):
         log.warning(message)
+    from_file = values_from_variables(Settings, dotenv, ENV_PREFIX)
+    values = deep_merge(from_file, values_from_variables(Settings, os.environ, ENV_PREFIX))
     try:
-        settings = Settings(**overrides)  # type: ignore[arg-type]
+        settings = Settings.model_validate(deep_merge(values, overrides))
         _check_ollama_host(settings, os.environ)
         return settings
     except ValidationError as exc:

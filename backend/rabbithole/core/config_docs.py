@@ -14,10 +14,13 @@ HEADER = """# Configuration
 
 Rabbithole reads one typed settings object at start-up. Every setting comes from an environment variable with
 the prefix `RABBITHOLE_`, nested groups joined with `__` (for example `RABBITHOLE_LLM__MODEL=qwen3:8b`),
-or from a `.env` file in the working directory. Invalid values stop start-up with a message naming the
-variable (the CLI exits with code 78, `rabbithole serve` does not start): a malformed URL or port in
-`RABBITHOLE_LLM__BASE_URL` or `OLLAMA_HOST`, a `storage.data_dir` that is a file or cannot be created, a
-value of the wrong type or out of range. A `RABBITHOLE_*` variable that sets nothing (a typo such as
+or from a `.env` file in the working directory (the environment wins over `.env`). Letter case does not
+matter. A list is written as JSON (`RABBITHOLE_SERVER__CORS_ORIGINS='["http://localhost:5173"]'`), and so
+is a whole group in one variable (`RABBITHOLE_LLM='{"model": "qwen3:8b"}'`; a field set on its own wins over
+its group). Invalid values stop start-up with a message naming the variable (the CLI exits with code 78,
+`rabbithole serve` does not start): a malformed URL or port in `RABBITHOLE_LLM__BASE_URL` or
+`OLLAMA_HOST`, a `storage.data_dir` that is a file or cannot be created, a value of the wrong type or out
+of range, a list that is not JSON. A `RABBITHOLE_*` variable that sets nothing (a typo such as
 `RABBITHOLE_LLM__MODLE`) is reported as a warning naming the closest setting. `RABBITHOLE_BENCH_DIR` is
 read by the benchmarks only (see docs/benchmarks.md).
 
