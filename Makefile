@@ -72,6 +72,7 @@ lint: setup
 	$(BIN)/ruff check backend tests benchmarks scripts
 	$(BIN)/ruff format --check backend tests benchmarks scripts
 	$(BIN)/mypy
+	$(BIN)/mypy benchmarks
 	$(NPM) run lint
 	$(NPM) run check:generated
 

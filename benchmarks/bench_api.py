@@ -109,8 +109,12 @@ class Server:
         return float(psutil.Process(self.process.pid).memory_info().rss) / 2**20
 
     def start_run(self) -> str:
-        body = {"question": QUESTION, "collections": [SAMPLE_COLLECTION], "mode": "quick"}
-        body["settings"] = {"depth": 0}
+        body: dict[str, object] = {
+            "question": QUESTION,
+            "collections": [SAMPLE_COLLECTION],
+            "mode": "quick",
+            "settings": {"depth": 0},
+        }
         response = self.http.post("/api/runs", json=body)
         response.raise_for_status()
         return str(response.json()["run_id"])

@@ -188,9 +188,21 @@ def peak_rss_mb() -> float:
 
 
 def cpu_seconds() -> float:
-    """User + system CPU time of this process so far."""
+    """User + system CPU time of this process so far, and of its child processes that have ended (an
+    ingestion's embedding process, stopped at the end of the run)."""
     times = os.times()
-    return times.user + times.system
+    return times.user + times.system + times.children_user + times.children_system
+
+
+def peak_child_rss_mb() -> float:
+    """The largest peak resident set size among this process's ended child processes, in MB (0 where
+    ``resource`` is missing)."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - Windows
+        return 0.0
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
 
 
 # --- settings and the shared sample index -------------------------------------------------------------
