@@ -47,6 +47,7 @@ from benchmarks.common import (
     SAMPLE_DIR,
     Goal,
     base_parser,
+    bench_root,
     bench_settings,
     cpu_seconds,
     machine_info,
@@ -223,7 +224,9 @@ def _worker_embed(kb: Path, thread_counts: list[int], rounds: int) -> dict[str, 
     texts = texts[::step][:CALIBRATION_CHUNKS]
     embedders = {}
     for threads in thread_counts:
-        embedder = create_embedder(bench_settings(Path("unused"), embeddings={"threads": threads}))
+        # the data dir is where the tokenizer caches its pieces: under bench-data/, never the working dir
+        calibration_dir = bench_root() / "calibration"
+        embedder = create_embedder(bench_settings(calibration_dir, embeddings={"threads": threads}))
         embedder.embed_documents(texts[:2])  # load the model
         embedders[threads] = embedder
     walls: dict[int, list[float]] = {t: [] for t in thread_counts}
