@@ -26,7 +26,6 @@ from rabbithole.research.report.section_nodes import support_texts
 from rabbithole.research.runner import ResearchRunner
 from rabbithole.services import Services
 
-
 TOPIC = "Strahlenschutz bei beruflich exponierten Personen: Grenzwerte, Überwachung und Pflichten"
 LATENCY_MS = 400  # long enough for two calls made at once to both arrive before the first answer
 
