@@ -91,3 +91,20 @@ def test_a_list_setting_that_is_not_json_stops_loading_with_the_variable_named(
         load_settings()
     monkeypatch.setenv("RABBITHOLE_SERVER__CORS_ORIGINS", '["http://localhost:5173"]')
     assert load_settings().server.cors_origins == ["http://localhost:5173"]
+
+
+def test_the_compose_files_variables_in_a_dotenv_draw_no_warning(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".env").write_text(
+        "RABBITHOLE_TOKEN=secret\nRABBITHOLE_MODEL=qwen3:8b\nRABBITHOLE_PUBLISH=127.0.0.1:8000\n"
+        'RABBITHOLE_ALLOWED_HOSTS=["a.example"]\nRABBITHOLE_ROOT_PATH=/rh\nRABBITHOLE_LLM__MODLE=x\n',
+        encoding="utf-8",
+    )
+    with caplog.at_level("WARNING", logger="rabbithole.core.config"):
+        settings = load_settings()
+    assert [r.getMessage().split(" is ignored")[0] for r in caplog.records] == [
+        "unknown setting RABBITHOLE_LLM__MODLE"
+    ]
+    assert settings.server.token == Settings().server.token  # the compose file passes it on, not .env

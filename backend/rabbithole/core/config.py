@@ -24,8 +24,19 @@ DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"
 ENV_PREFIX = "RABBITHOLE_"
 #: read from the working directory, below the environment
 ENV_FILE = ".env"
-#: Variables with the prefix that are not settings but are read elsewhere (documented where they are used).
-EXTRA_VARIABLES = frozenset({"RABBITHOLE_BENCH_DIR"})
+#: Variables with the prefix that are not settings but are read elsewhere (documented where they are used):
+#: the benchmarks' data dir, and what docker-compose.yml reads (docs/deployment.md), which a `.env` beside
+#: it holds, the same `.env` the CLI reads when run from there.
+EXTRA_VARIABLES = frozenset(
+    {
+        "RABBITHOLE_BENCH_DIR",
+        "RABBITHOLE_TOKEN",
+        "RABBITHOLE_MODEL",
+        "RABBITHOLE_PUBLISH",
+        "RABBITHOLE_ALLOWED_HOSTS",
+        "RABBITHOLE_ROOT_PATH",
+    }
+)
 
 log = logging.getLogger(__name__)
 _LABEL = r"[A-Za-z0-9_][A-Za-z0-9_-]{0,62}"
