@@ -11,6 +11,7 @@ from rich.console import Console
 
 from rabbithole.cli.errors import handle_errors
 from rabbithole.cli.report_terminal import ReportProgress, ask_outline
+from rabbithole.cli.result_output import check_docx_target, emit_result
 from rabbithole.cli.run_terminal import Answer, NewRun, run_in_terminal
 from rabbithole.core.errors import InvalidRequestError, RunStateError
 
@@ -87,22 +88,6 @@ def register(app: typer.Typer) -> None:
             }.items()
             if value is not None
         }
-        if docx is not None and not docx.expanduser().absolute().parent.is_dir():
-            raise InvalidRequestError(f"--docx: the folder of {docx} does not exist")
+        check_docx_target(docx)
         result = _report(topic, collection, yes, resume, overrides)
-        if docx is not None:
-            from rabbithole.research.export.docx import write_docx
-
-            written = write_docx(result, docx.expanduser())
-            Console(stderr=True, soft_wrap=True).print(f"report written to {written}", highlight=False)
-        if as_json:
-            typer.echo(result.model_dump_json(indent=2))
-        elif as_markdown:
-            typer.echo(result.report_markdown)
-        else:
-            from rich.markdown import Markdown  # markdown-it and its rules: only for a report printed here
-
-            console = Console()
-            console.print(Markdown(result.report_markdown))
-            for warning in result.warnings:
-                console.print(f"[yellow]warning:[/] {warning}", highlight=False)
+        emit_result(result, result.report_markdown, docx=docx, as_json=as_json, as_markdown=as_markdown)

@@ -13,6 +13,7 @@ from rich.table import Table
 
 from rabbithole.cli.errors import handle_errors
 from rabbithole.cli.research_terminal import Progress, answer_interrupt
+from rabbithole.cli.result_output import check_docx_target, emit_result
 from rabbithole.cli.run_terminal import NewRun, run_in_terminal
 from rabbithole.core.config import load_settings
 from rabbithole.core.errors import InvalidRequestError
@@ -84,8 +85,7 @@ def register(app: typer.Typer) -> None:
             for key, value in {"depth": depth, "k": k, "model": model, "concurrency": concurrency}.items()
             if value is not None
         }
-        if docx is not None and not docx.expanduser().absolute().parent.is_dir():
-            raise InvalidRequestError(f"--docx: the folder of {docx} does not exist")
+        check_docx_target(docx)
         if server:
             from rabbithole.cli.research_remote import research_remote
 
@@ -94,22 +94,7 @@ def register(app: typer.Typer) -> None:
         else:
             result = _research(question, collection, mode, yes, resume, overrides)
             markdown = result.report_markdown
-        if docx is not None:
-            from rabbithole.research.export.docx import write_docx
-
-            written = write_docx(result, docx.expanduser())
-            Console(stderr=True, soft_wrap=True).print(f"report written to {written}", highlight=False)
-        if as_json:
-            typer.echo(result.model_dump_json(indent=2))
-        elif as_markdown:
-            typer.echo(markdown)
-        else:
-            from rich.markdown import Markdown  # markdown-it and its rules: only for a report printed here
-
-            console = Console()
-            console.print(Markdown(result.report_markdown))
-            for warning in result.warnings:
-                console.print(f"[yellow]warning:[/] {warning}", highlight=False)
+        emit_result(result, markdown, docx=docx, as_json=as_json, as_markdown=as_markdown)
 
     @app.command()
     @handle_errors
