@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from fixtures.api_server import serving, wait_ready
-from fixtures.pdfs import build_corrupt_pdf, build_legal_pdf, build_report_pdf
+from fixtures.pdfs import build_corrupt_pdf, build_law_folder
 from rabbithole.api.main import create_app
 from rabbithole.core.config import load_settings
 from rabbithole.services import Services
@@ -26,9 +26,7 @@ def _get(url: str, **kwargs: Any) -> httpx.Response:
 def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     root = tmp_path_factory.mktemp("api")
     folder = root / "kb" / "laws"
-    folder.mkdir(parents=True)
-    build_legal_pdf(folder / "PrüfG.pdf")
-    build_report_pdf(folder / "report.pdf")
+    build_law_folder(folder)
     build_corrupt_pdf(folder / "broken.pdf")
     settings = load_settings(storage={"data_dir": root / "data"})
     with Services(settings) as services:

@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from fixtures.api_server import serving, wait_ready
-from fixtures.pdfs import build_corrupt_pdf, build_legal_pdf, build_report_pdf
+from fixtures.pdfs import build_corrupt_pdf, build_law_folder, build_legal_pdf, build_report_pdf
 from rabbithole.api.main import create_app
 from rabbithole.cli.sse import parse_sse
 from rabbithole.core.config import load_settings
@@ -44,9 +44,7 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A data directory where `rabbithole ingest` put the folder kb/laws (two PDFs)."""
     root = tmp_path_factory.mktemp("job-events")
     folder = root / "kb" / "laws"
-    folder.mkdir(parents=True)
-    build_legal_pdf(folder / "PrüfG.pdf")
-    build_report_pdf(folder / "report.pdf")
+    build_law_folder(folder)
     _ingest(folder, root / "data")
     return root
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fixtures.pdfs import build_legal_pdf, build_report_pdf
+from fixtures.pdfs import build_law_folder
 from fixtures.retrieval import use_embedder_fixture  # noqa: F401  (the fixture use_embedder)
 from fixtures.services import ServicesFactory
 from rabbithole.core.config import EmbeddingSettings
@@ -150,9 +150,7 @@ def test_ingestion_in_a_child_process_stores_the_same_vectors_and_stops_it(
     tmp_path: Path, make_services: ServicesFactory
 ) -> None:
     folder = tmp_path / "laws"
-    folder.mkdir()
-    build_legal_pdf(folder / "PrüfG.pdf")
-    build_report_pdf(folder / "report.pdf")
+    build_law_folder(folder)
     started: list[ChildProcessEmbedder] = []
     original = ChildProcessEmbedder.load
 

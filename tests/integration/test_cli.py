@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from fixtures.cli_runs import rabbithole
-from fixtures.pdfs import build_encrypted_pdf, build_legal_pdf, build_report_pdf
+from fixtures.pdfs import build_encrypted_pdf, build_law_folder
 
 
 def _run(args: list[str], data_dir: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -19,9 +19,7 @@ def _run(args: list[str], data_dir: Path, stdin: str | None = None) -> subproces
 
 def test_ingest_then_search_json(tmp_path: Path) -> None:
     folder = tmp_path / "laws"
-    folder.mkdir()
-    build_legal_pdf(folder / "PrüfG.pdf")
-    build_report_pdf(folder / "report.pdf")
+    build_law_folder(folder)
     build_encrypted_pdf(folder / "secret.pdf")
     data = tmp_path / "data"
 

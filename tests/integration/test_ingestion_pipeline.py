@@ -13,6 +13,7 @@ import pytest
 from fixtures.pdfs import (
     build_corrupt_pdf,
     build_encrypted_pdf,
+    build_law_folder,
     build_legal_pdf,
     build_report_pdf,
     build_scanned_pdf,
@@ -33,9 +34,7 @@ from rabbithole.services import Services
 
 def _folder_with_bad_files(root: Path) -> Path:
     folder = root / "mixed"
-    folder.mkdir()
-    build_legal_pdf(folder / "PrüfG.pdf")
-    build_report_pdf(folder / "report.pdf")
+    build_law_folder(folder)
     build_encrypted_pdf(folder / "secret.pdf")
     build_corrupt_pdf(folder / "corrupt.pdf")
     build_truncated_pdf(folder / "truncated.pdf", keep=0.3)
@@ -82,9 +81,7 @@ def test_rerun_skips_unchanged_replaces_changed_and_drops_removed(
     tmp_path: Path, make_services: ServicesFactory
 ) -> None:
     folder = tmp_path / "laws"
-    folder.mkdir()
-    build_legal_pdf(folder / "PrüfG.pdf")
-    build_report_pdf(folder / "report.pdf")
+    build_law_folder(folder)
     services = make_services()
     first = services.ingestion_pipeline().ingest(folder).collections[0]
     assert sorted(first.added) == ["PrüfG.pdf", "report.pdf"]
@@ -161,9 +158,7 @@ def test_searching_with_another_embedding_model_says_to_reindex(
 
 def test_filters_reach_both_retrievers(tmp_path: Path, make_services: ServicesFactory) -> None:
     folder = tmp_path / "c"
-    folder.mkdir()
-    build_legal_pdf(folder / "PrüfG.pdf")
-    build_report_pdf(folder / "report.pdf")
+    build_law_folder(folder)
     services = make_services()
     services.ingestion_pipeline().ingest(folder)
     only_report = SearchFilters.create(documents="report.pdf")
@@ -261,9 +256,7 @@ def test_model_load_overlaps_parsing_and_warm_up_overlaps_embedding(
     tmp_path: Path, make_services: ServicesFactory
 ) -> None:
     folder = tmp_path / "laws"
-    folder.mkdir()
-    build_legal_pdf(folder / "PrüfG.pdf")
-    build_report_pdf(folder / "report.pdf")
+    build_law_folder(folder)
     services = make_services()
     warmed = threading.Event()
     embedder = _LoadSignallingEmbedder(services.embedder, before_embed=warmed)
