@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from rabbithole.core.environment import deep_merge, dotenv_variables, values_from_variables
+from rabbithole.core.environment import deep_merge, dotenv_variables, values_from_variables, variable_fields
 from rabbithole.core.errors import ConfigurationError
 
 DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"
@@ -691,21 +691,9 @@ def ollama_host_from_environment() -> str:
         raise ConfigurationError(f"invalid configuration:\n  OLLAMA_HOST: {exc}") from None
 
 
-def known_variables(model: type[BaseModel] = Settings, prefix: str = ENV_PREFIX) -> set[str]:
-    """Every environment variable that sets something in ``model`` (groups as a whole, and each field)."""
-    names: set[str] = set()
-    for name, info in model.model_fields.items():
-        env = f"{prefix}{name.upper()}"
-        names.add(env)
-        annotation = info.annotation
-        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-            names |= known_variables(annotation, env + "__")
-    return names
-
-
 def unknown_variables(names: Iterable[str]) -> list[str]:
     """Warnings for ``RABBITHOLE_*`` names that set nothing (typos), with the closest known name."""
-    known = known_variables() | EXTRA_VARIABLES
+    known = set(variable_fields(Settings, ENV_PREFIX)) | EXTRA_VARIABLES
     messages = []
     for name in sorted({n.upper() for n in names if n.upper().startswith(ENV_PREFIX)}):
         if name in known:

@@ -38,24 +38,36 @@ def dotenv_variables(env_file: Path) -> dict[str, str]:
     return {name: value for name, value in dotenv_values(env_file).items() if value is not None}
 
 
+def variable_fields(model: type[BaseModel], prefix: str) -> dict[str, tuple[tuple[str, ...], FieldInfo]]:
+    """Every variable that sets something in ``model`` (a group as a whole, and each field), upper-case,
+    with the field's path and its ``FieldInfo``."""
+    fields: dict[str, tuple[tuple[str, ...], FieldInfo]] = {}
+    for name, info in model.model_fields.items():
+        variable = f"{prefix.upper()}{name.upper()}"
+        fields[variable] = ((name,), info)
+        group = _model_of(info.annotation)
+        if group is not None:
+            for inner, (path, inner_info) in variable_fields(group, variable + NESTED_DELIMITER).items():
+                fields[inner] = ((name, *path), inner_info)
+    return fields
+
+
 def values_from_variables(
     model: type[BaseModel], variables: Mapping[str, str], prefix: str
 ) -> dict[str, Any]:
     """The nested values for ``model`` that ``variables`` set, ready for ``model.model_validate``."""
+    fields = variable_fields(model, prefix)
     values: dict[str, Any] = {}
-    upper_prefix = prefix.upper()
     # A group set as a whole (RABBITHOLE_LLM) comes first, so its fields set one by one win over it.
     for name in sorted(variables, key=lambda n: n.count(NESTED_DELIMITER)):
-        if not name.upper().startswith(upper_prefix):
-            continue
-        path = name[len(upper_prefix) :].lower().split(NESTED_DELIMITER)
-        target = _field_at(model, path)
+        target = fields.get(name.upper())
         if target is None:
             continue
+        path, info = target
         value: Any = variables[name]
-        if _needs_json(target.annotation):
+        if _needs_json(info.annotation):
             value = _decode_json(name, value)
-        _set_path(values, path, value)
+        _set_path(values, list(path), value)
     return values
 
 
@@ -68,21 +80,6 @@ def deep_merge(base: dict[str, Any], update: Mapping[str, Any]) -> dict[str, Any
         else:
             merged[key] = value
     return merged
-
-
-def _field_at(model: type[BaseModel], path: list[str]) -> FieldInfo | None:
-    fields = model.model_fields
-    for depth, part in enumerate(path):
-        info = fields.get(part)
-        if info is None:
-            return None
-        if depth == len(path) - 1:
-            return info
-        group = _model_of(info.annotation)
-        if group is None:
-            return None
-        fields = group.model_fields
-    return None
 
 
 def _model_of(annotation: Any) -> type[BaseModel] | None:
