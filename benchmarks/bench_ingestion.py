@@ -223,9 +223,9 @@ def _worker_embed(kb: Path, thread_counts: list[int], rounds: int) -> dict[str, 
     step = max(1, len(texts) // CALIBRATION_CHUNKS)
     texts = texts[::step][:CALIBRATION_CHUNKS]
     embedders = {}
+    # the data dir is where the tokenizer caches its pieces: under bench-data/, never the working dir
+    calibration_dir = bench_root() / "calibration"
     for threads in thread_counts:
-        # the data dir is where the tokenizer caches its pieces: under bench-data/, never the working dir
-        calibration_dir = bench_root() / "calibration"
         embedder = create_embedder(bench_settings(calibration_dir, embeddings={"threads": threads}))
         embedder.embed_documents(texts[:2])  # load the model
         embedders[threads] = embedder

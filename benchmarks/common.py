@@ -178,8 +178,7 @@ def peak_rss_mb() -> float:
     try:
         import resource
 
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
+        return _maxrss_mb(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
     except ImportError:  # pragma: no cover - Windows
         import psutil
 
@@ -201,8 +200,12 @@ def peak_child_rss_mb() -> float:
         import resource
     except ImportError:  # pragma: no cover - Windows
         return 0.0
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
+    return _maxrss_mb(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+
+
+def _maxrss_mb(maxrss: int) -> float:
+    """``ru_maxrss`` in MB: KiB on Linux, bytes on macOS."""
+    return maxrss / (1024 * 1024) if sys.platform == "darwin" else maxrss / 1024
 
 
 # --- settings and the shared sample index -------------------------------------------------------------
