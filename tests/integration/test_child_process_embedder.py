@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -35,9 +36,9 @@ def _child(tmp_path: Path, identity: Embedder | None = None) -> ChildProcessEmbe
 
 
 @pytest.fixture
-def child(tmp_path: Path) -> ChildProcessEmbedder:
+def child(tmp_path: Path) -> Iterator[ChildProcessEmbedder]:
     embedder = _child(tmp_path)
-    yield embedder  # type: ignore[misc]
+    yield embedder
     embedder.close()
 
 
@@ -143,7 +144,8 @@ def _stored_vectors(
     report = services.ingestion_pipeline().ingest(services_dir.parent / "laws").collections[0]
     assert sorted(report.added) == ["PrüfG.pdf", "report.pdf"] and not report.problems
     handle = services.store.open(report.collection)
-    return handle.get_embeddings(handle.ids())
+    vectors: dict[str, np.ndarray] = handle.get_embeddings(handle.ids())
+    return vectors
 
 
 def test_ingestion_in_a_child_process_stores_the_same_vectors_and_stops_it(
