@@ -132,7 +132,8 @@ class Services:
     def tokens(self) -> TokenCounter:
         from rabbithole.llm.tokens import TokenCounter
 
-        return self._once("tokens", TokenCounter)
+        # the parsed pieces of its model are kept where the USE embedder keeps them: same model, same cache
+        return self._once("tokens", lambda: TokenCounter(cache_dir=self.settings.storage.cache_dir))
 
     @property
     def searcher(self) -> HybridSearcher:
@@ -273,7 +274,7 @@ class Services:
             return embedder
         if cfg.ingest_process == "auto" and getattr(embedder, "loaded", False):
             return embedder
-        return ChildProcessEmbedder(embedder, cfg, self.settings.storage.data_dir / "cache")
+        return ChildProcessEmbedder(embedder, cfg, self.settings.storage.cache_dir)
 
     @staticmethod
     def release_ingestion_embedder(embedder: Embedder) -> None:

