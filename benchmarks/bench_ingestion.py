@@ -202,8 +202,8 @@ def _worker_langchain(kb: Path, data_dir: Path) -> dict[str, Any]:
 def _embedding_inputs(kb: Path) -> list[str]:
     """What our pipeline hands the embedder for ``kb``: every chunk with its document/section context."""
     from rabbithole.ingestion.chunking import chunk_document
+    from rabbithole.ingestion.embedding_text import embedding_input
     from rabbithole.ingestion.parser import AutoParser
-    from rabbithole.ingestion.pipeline import embedding_input
 
     settings = bench_settings(Path(tempfile.gettempdir()) / "unused")
     parser = AutoParser(settings.ingestion)

@@ -18,9 +18,10 @@ from fixtures.retrieval import use_embedder_fixture  # noqa: F401  (the fixture 
 from fixtures.services import ServicesFactory
 from rabbithole.core.config import EmbeddingSettings
 from rabbithole.core.errors import EmbeddingError
-from rabbithole.embeddings.base import Embedder
+from rabbithole.embeddings.base import Embedder, TokenCountingEmbedder
 from rabbithole.embeddings.child_process import ChildProcessEmbedder
 from rabbithole.embeddings.use_multilingual import UseMultilingualEmbedder
+from rabbithole.llm.tokens import TokenCounter
 
 TEXTS = [
     "Der Grenzwert der effektiven Dosis für beruflich exponierte Personen beträgt 20 Millisievert.",
@@ -51,6 +52,30 @@ def test_vectors_are_exactly_those_of_the_same_embedder_in_this_process(
     np.testing.assert_array_equal(child.embed_documents(TEXTS), use_embedder.embed_documents(TEXTS))
     np.testing.assert_array_equal(child.embed_query(TEXTS[0]), use_embedder.embed_query(TEXTS[0]))
     assert child.embed_documents([]).shape == (0, 512)
+
+
+def test_token_counts_come_back_with_the_vectors(child: ChildProcessEmbedder, use_embedder: Embedder) -> None:
+    assert isinstance(use_embedder, TokenCountingEmbedder)
+    assert child.token_model == use_embedder.token_model == TokenCounter().model_key
+    vectors, counts = child.embed_documents_counted(TEXTS)
+    np.testing.assert_array_equal(vectors, use_embedder.embed_documents(TEXTS))
+    assert counts == TokenCounter().count_many(TEXTS) and counts[3] == 0 and counts[0] > 10
+    assert child.embed_documents_counted([])[1] == []
+
+
+class _IdentityOnly:
+    """The USE embedder's identity, from an embedder that cannot count tokens."""
+
+    model_id = UseMultilingualEmbedder().model_id
+    dim = 512
+
+
+def test_a_child_whose_embedder_cannot_count_says_so(tmp_path: Path) -> None:
+    embedder = _child(tmp_path, identity=_IdentityOnly())  # type: ignore[arg-type]
+    assert embedder.token_model is None
+    with pytest.raises(EmbeddingError, match="does not count tokens"):
+        embedder.embed_documents_counted(["Strahlenschutz"])
+    assert not embedder.running  # refused before a process was started
 
 
 def test_calls_from_several_threads_each_get_their_own_vectors(

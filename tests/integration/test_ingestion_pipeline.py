@@ -28,6 +28,7 @@ from rabbithole.embeddings.base import Embedder, FloatArray
 from rabbithole.ingestion.errors import CorruptDocumentError
 from rabbithole.ingestion.parser import AutoParser
 from rabbithole.ingestion.pipeline import IngestionPipeline
+from rabbithole.llm.tokens import TokenCounter
 from rabbithole.retrieval.filters import SearchFilters
 from rabbithole.services import Services
 
@@ -311,3 +312,29 @@ def test_two_files_are_embedded_at_once_and_stored_in_order(
     assert sorted(stored) == report.added
     hits = services.searcher.search("Genehmigung", report.collection, mode="vector", k=3)
     assert hits and {h.chunk.document for h in hits} <= set(report.added)
+
+
+@pytest.mark.parametrize("embedding", ["child", "inline", "not counting"])
+def test_every_chunk_records_the_token_count_of_its_text(
+    tmp_path: Path, make_services: ServicesFactory, embedding: str
+) -> None:
+    """The USE embedder counts the tokens of what it embeds (the chunk with its context in front), in the
+    token counter's own tokenizer, in a child process or in this one: the chunk's count is derived from
+    it. An embedder that does not count leaves the counting to the pipeline. Either way a chunk records
+    exactly what the token counter gives for its text alone."""
+    folder = tmp_path / "laws"
+    build_law_folder(folder)
+    process = "inline" if embedding == "not counting" else embedding
+    services = make_services(embeddings={"ingest_process": process})
+    if embedding == "not counting":
+        pipeline = _pipeline(services, _DelegatingEmbedder(services.embedder))
+    else:
+        pipeline = services.ingestion_pipeline()
+    report = pipeline.ingest(folder).collections[0]
+    assert sorted(report.added) == ["PrüfG.pdf", "report.pdf"] and not report.problems
+    chunks = services.catalog.chunks(report.collection)
+    assert len(chunks) == report.chunks > 3
+    assert any(chunk.heading for chunk in chunks)  # contexts with a heading were subtracted too
+    expected = TokenCounter().count_many([chunk.text for chunk in chunks])
+    assert [chunk.token_count for chunk in chunks] == expected
+    assert all(count > 0 for count in expected)

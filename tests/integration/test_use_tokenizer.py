@@ -13,8 +13,13 @@ from rabbithole.core.models import ParsedDocument
 from rabbithole.embeddings.use_multilingual import FastUseTokenizer, UseMultilingualEmbedder
 from rabbithole.embeddings.use_small_text import SmallTextTokenizer
 from rabbithole.ingestion.chunking import chunk_document
-from rabbithole.ingestion.pipeline import embedding_input
-from rabbithole.llm.tokens import default_model_path, sentencepiece_tokenizer
+from rabbithole.ingestion.embedding_text import embedding_input, text_token_counts
+from rabbithole.llm.tokens import (
+    TokenCounter,
+    default_model_path,
+    sentencepiece_pieces,
+    sentencepiece_tokenizer,
+)
 
 EDGE_CASES = ["", "   ", "\x00\x01 abc", "ÄÖÜß § 5 Abs. 2", "日本語のテキスト", "a\u200bb", "x" * 3, "Ⅻ ﬁ ①"]
 
@@ -96,3 +101,39 @@ def test_parsed_pieces_kept_in_the_cache_dir_give_the_same_ids(tmp_path: Path) -
     kept.write_bytes(b"damaged")
     assert SmallTextTokenizer(cache_dir=tmp_path).encode_ids(QUERIES) == expected  # parses again
     assert kept.read_bytes() != b"damaged"
+
+
+def test_a_chunks_token_count_is_its_inputs_less_its_contexts(
+    sample_documents: dict[str, ParsedDocument],
+) -> None:
+    """Ingestion takes a chunk's count from the count of what was embedded (context + newline + text) less
+    the context's. It holds because no piece of the model spans a word boundary: checked on the model
+    itself, on every kb/sample chunk, and on texts that start or end oddly."""
+    pieces, _ = sentencepiece_pieces()
+    assert not [piece for piece, _ in pieces if "\u2581" in piece[1:]]
+    counter = TokenCounter().load()
+    settings = IngestionSettings.model_validate({})
+    for doc in sample_documents.values():
+        chunks = chunk_document(doc, "sample", settings)
+        inputs = counter.count_many([embedding_input(doc, chunk) for chunk in chunks])
+        assert text_token_counts(doc, chunks, inputs, counter.count_many) == counter.count_many(
+            [chunk.text for chunk in chunks]
+        ), doc.file_name
+    for head, text in [("AtG § 7", text) for text in [*EDGE_CASES[2:], *QUERIES, "\u0301x", " (1) Die"]]:
+        assert counter.count(f"{head}\n{text}") == counter.count(head) + counter.count(text), text
+
+
+def test_the_embedder_counts_the_tokens_of_what_it_embeds(
+    sample_documents: dict[str, ParsedDocument],
+) -> None:
+    """Counts as the token counter gives them, unknown pieces and empty texts included, in the order of
+    the texts across batches encoded at once; the vectors are those of embed_documents."""
+    doc = sample_documents["AtG.pdf"]
+    chunks = chunk_document(doc, "sample", IngestionSettings.model_validate({}))[:70]
+    texts = [embedding_input(doc, chunk) for chunk in chunks] + QUERIES + EDGE_CASES
+    embedder = UseMultilingualEmbedder(threads=2, batch_size=16)
+    vectors, counts = embedder.embed_documents_counted(texts)
+    assert counts == TokenCounter().count_many(texts)
+    np.testing.assert_array_equal(vectors, embedder.embed_documents(texts))
+    assert embedder.token_model == TokenCounter().model_key
+    assert embedder.embed_documents_counted([])[1] == []

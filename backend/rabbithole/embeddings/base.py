@@ -36,6 +36,22 @@ class Embedder(Protocol):
         ...
 
 
+@runtime_checkable
+class TokenCountingEmbedder(Embedder, Protocol):
+    """An embedder whose model tokenizes with a tokenizer the token counter can use too: it tells each
+    text's token count from the tokenization it runs anyway (ingestion records every chunk's count)."""
+
+    @property
+    def token_model(self) -> str | None:
+        """Which tokenizer the counts are in (``TokenCounter.model_key``); None when it cannot count."""
+        ...
+
+    def embed_documents_counted(self, texts: Sequence[str]) -> tuple[FloatArray, list[int]]:
+        """``embed_documents(texts)``, and the number of tokens of each text (without BOS/EOS), as
+        ``TokenCounter.count`` would give it."""
+        ...
+
+
 def l2_normalize(vectors: npt.ArrayLike) -> FloatArray:
     """Rows scaled to unit length (zero rows stay zero), as contiguous float32."""
     array = np.asarray(vectors, dtype=np.float32)

