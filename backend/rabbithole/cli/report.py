@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +32,8 @@ def _answer(yes: bool, console: Console) -> Answer:
 def _report(
     topic: str | None, collections: list[str], yes: bool, resume: str | None, overrides: dict[str, Any]
 ) -> ResearchResult:
+    import asyncio  # only where a run starts: the CLI's start-up does not pay for it
+
     console = Console(stderr=True, soft_wrap=True)
     new = None if resume else NewRun(topic or "", collections, "report", overrides)
     return asyncio.run(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +29,8 @@ def _research(
     resume: str | None,
     overrides: dict[str, Any],
 ) -> ResearchResult:
+    import asyncio  # only where a run starts: the CLI's start-up does not pay for it
+
     console = Console(stderr=True, soft_wrap=True)
     new = None if resume else NewRun(question or "", collections, mode, overrides)  # type: ignore[arg-type]
     return asyncio.run(
