@@ -84,14 +84,18 @@ def _parse_common_layout(data: bytes) -> tuple[list[tuple[str, float]], bytes] |
     general reader, which matters because every process that embeds with USE loads the 128k pieces.
     None for any other layout."""
     vocab: list[tuple[str, float]] = []
-    append = vocab.append
+    append, unpack_float = vocab.append, _FLOAT
     charsmap = b""
     size, pos = len(data), 0
     while pos < size:
         tag = data[pos]
         if tag & 0x80 or tag & 7 != 2:
             return None
-        length, pos = _varint(data, pos + 1)
+        length = data[pos + 1]
+        if length & 0x80:  # a piece message's length takes one byte: no call for the 128k of them
+            length, pos = _varint(data, pos + 1)
+        else:
+            pos += 2
         end = pos + length
         if tag == 0x0A:  # field 1: a SentencePiece message, its field 1 (the piece) first and short
             if data[pos] != 0x0A or data[pos + 1] & 0x80:
@@ -101,7 +105,7 @@ def _parse_common_layout(data: bytes) -> tuple[list[tuple[str, float]], bytes] |
             append(
                 (
                     data[pos + 2 : piece_end].decode("utf-8"),
-                    _FLOAT(data, piece_end + 1)[0] if has_score else 0.0,
+                    unpack_float(data, piece_end + 1)[0] if has_score else 0.0,
                 )
             )
         elif tag == 0x1A:  # field 3: normalizer_spec, whose field 2 is the precompiled charsmap
