@@ -14,12 +14,8 @@ from rabbithole.embeddings.use_multilingual import FastUseTokenizer, UseMultilin
 from rabbithole.embeddings.use_small_text import SmallTextTokenizer
 from rabbithole.ingestion.chunking import chunk_document
 from rabbithole.ingestion.embedding_text import embedding_input, text_token_counts
-from rabbithole.llm.tokens import (
-    TokenCounter,
-    default_model_path,
-    sentencepiece_pieces,
-    sentencepiece_tokenizer,
-)
+from rabbithole.llm.sentencepiece import default_model_path, sentencepiece_pieces, sentencepiece_tokenizer
+from rabbithole.llm.tokens import TokenCounter
 
 EDGE_CASES = ["", "   ", "\x00\x01 abc", "ÄÖÜß § 5 Abs. 2", "日本語のテキスト", "a\u200bb", "x" * 3, "Ⅻ ﬁ ①"]
 

