@@ -3,6 +3,7 @@ texts assembled from the body lines (paragraph breaks, safe de-hyphenation), wit
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
@@ -56,22 +57,25 @@ def extract_page(pymupdf: Any, page: Any, number: int) -> PdfPage:
             text = "".join(span.get("text", "") for span in spans)
             if not text.strip():
                 continue
-            weights: Counter[float] = Counter()
+            weights: dict[float, int] = {}  # characters per font size
             bold = True
             for span in spans:
                 span_text = span.get("text", "")
                 if not span_text.strip():
                     continue
-                weights[float(span.get("size", 0.0))] += len(span_text)
+                size = float(span.get("size", 0.0))
+                weights[size] = weights.get(size, 0) + len(span_text)
                 font = str(span.get("font", ""))
                 if not (int(span.get("flags", 0)) & 16 or _is_bold_font(font)):
                     bold = False
             x0, y0, x1, y1 = line["bbox"]
-            size = weights.most_common(1)[0][0] if weights else 0.0
-            lines.append(PdfLine(text.strip(), x0, y0, x1, y1, size, bold))
+            # the size most characters have (the first of equals, as Counter.most_common gives it)
+            main_size = max(weights, key=weights.__getitem__) if weights else 0.0
+            lines.append(PdfLine(text.strip(), x0, y0, x1, y1, main_size, bold))
     return PdfPage(number, float(page.rect.height), lines)
 
 
+@functools.lru_cache(maxsize=1024)  # a document uses a handful of fonts, on 40 lines a page
 def _is_bold_font(font: str) -> bool:
     lowered = font.lower()
     return any(mark in lowered for mark in ("bold", "black", "heavy", "semibold", "demi"))
@@ -79,7 +83,7 @@ def _is_bold_font(font: str) -> bool:
 
 def is_garbled(lines: Sequence[PdfLine]) -> bool:
     text = "".join(line.text for line in lines)
-    visible = sum(1 for ch in text if not ch.isspace())
+    visible = len("".join(text.split()))  # the characters str.isspace() rejects, counted at C speed
     return visible > 0 and len(_GARBLED.findall(text)) > 0.1 * visible
 
 
