@@ -61,6 +61,8 @@ def test_token_counts_come_back_with_the_vectors(child: ChildProcessEmbedder, us
     np.testing.assert_array_equal(vectors, use_embedder.embed_documents(TEXTS))
     assert counts == TokenCounter().count_many(TEXTS) and counts[3] == 0 and counts[0] > 10
     assert child.embed_documents_counted([])[1] == []
+    assert child.count_tokens(TEXTS) == counts  # counted alone, without embedding
+    assert child.count_tokens([]) == []
 
 
 class _IdentityOnly:
@@ -75,6 +77,8 @@ def test_a_child_whose_embedder_cannot_count_says_so(tmp_path: Path) -> None:
     assert embedder.token_model is None
     with pytest.raises(EmbeddingError, match="does not count tokens"):
         embedder.embed_documents_counted(["Strahlenschutz"])
+    with pytest.raises(EmbeddingError, match="does not count tokens"):
+        embedder.count_tokens(["Strahlenschutz"])
     assert not embedder.running  # refused before a process was started
 
 

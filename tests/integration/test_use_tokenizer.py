@@ -130,6 +130,7 @@ def test_the_embedder_counts_the_tokens_of_what_it_embeds(
     embedder = UseMultilingualEmbedder(threads=2, batch_size=16)
     vectors, counts = embedder.embed_documents_counted(texts)
     assert counts == TokenCounter().count_many(texts)
+    assert embedder.count_tokens(texts) == counts and embedder.count_tokens([]) == []
     np.testing.assert_array_equal(vectors, embedder.embed_documents(texts))
     assert embedder.token_model == TokenCounter().model_key
     assert embedder.embed_documents_counted([])[1] == []

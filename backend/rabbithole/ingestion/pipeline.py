@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # imported when a file needs work: a re-run over an unchanged
     from rabbithole.embeddings.base import Embedder, TokenCountingEmbedder
     from rabbithole.store.chroma_store import ChromaStore, VectorCollection
 
-    #: a file's vectors, and its embedding inputs' token counts when the embedder counted them
+    #: a file's vectors, and its chunks' token counts when the embedder counted them
     Embedded = tuple[npt.NDArray[np.float32], list[int] | None]
 
 log = logging.getLogger(__name__)
@@ -183,6 +183,9 @@ class IngestionPipeline:
         self.catalog.record_sources(name, unchanged_sources)  # the folder may have moved since
         total = len(source.files)
         if pending:
+            # Largest first: the run ends on small files, so the embedder's workers finish together and
+            # the last file's write is short (a large file last kept one core idle for seconds).
+            pending.sort(key=lambda item: (-item[3], item[1]))
             self._ingest_files(name, pending, known, report, progress, total)
 
         if source.complete and existing is not None:
@@ -225,7 +228,7 @@ class IngestionPipeline:
         """Four stages overlap: a reader thread parses and chunks the next files; this thread loads the
         embedder, then hands each file to the embedder (EMBED_AHEAD files at once, whose batches its
         workers share); a writer thread opens the vector store, imports what the end of the run needs, and
-        stores what was embedded. Files finish, and are written, in their order."""
+        stores what was embedded. Files finish, and are written, in their order (largest first)."""
         with (
             ThreadPoolExecutor(max_workers=1, thread_name_prefix="ingest-read") as reader,
             ThreadPoolExecutor(max_workers=EMBED_AHEAD, thread_name_prefix="ingest-embed") as embedding,
@@ -310,8 +313,7 @@ class IngestionPipeline:
                         done = len(report.unchanged) + index - 1
                         progress(IngestEvent("embedding", collection, done, total, item[1]))
                     if chunks:
-                        texts = [embedding_input(parsed, c) for c in chunks]
-                        embedded = embedding.submit(busy.timed, self._embed, counting, texts)
+                        embedded = embedding.submit(busy.timed, self._embed, counting, parsed, chunks)
                 in_flight.append((index, item, outcome, embedded))
                 if len(in_flight) >= EMBED_AHEAD:
                     finish_oldest()
@@ -343,18 +345,20 @@ class IngestionPipeline:
             return None
         return embedder if embedder.token_model == self.tokens.model_key else None
 
-    def _embed(self, counting: TokenCountingEmbedder | None, texts: list[str]) -> Embedded:
-        if counting is not None:
-            return counting.embed_documents_counted(texts)
-        return self.embedder.embed_documents(texts), None
+    def _embed(
+        self, counting: TokenCountingEmbedder | None, parsed: ParsedDocument, chunks: list[Chunk]
+    ) -> Embedded:
+        texts = [embedding_input(parsed, c) for c in chunks]
+        if counting is None:
+            return self.embedder.embed_documents(texts), None
+        # The embedder counts what it embeds and the chunks' contexts, in this (embedding) thread: this
+        # process never builds the tokenizer when the model runs in a child process.
+        vectors, input_counts = counting.embed_documents_counted(texts)
+        return vectors, text_token_counts(parsed, chunks, input_counts, counting.count_tokens)
 
-    def _counted(
-        self, parsed: ParsedDocument, chunks: list[Chunk], input_counts: list[int] | None
-    ) -> list[Chunk]:
-        """The chunks with their token counts: from the embedder's counts, or counted here."""
-        if input_counts is not None:
-            counts = text_token_counts(parsed, chunks, input_counts, self.tokens.count_many)
-        else:
+    def _counted(self, chunks: list[Chunk], counts: list[int] | None) -> list[Chunk]:
+        """The chunks with their token counts: the embedder's, or counted here."""
+        if counts is None:
             counts = self.tokens.count_many([c.text for c in chunks])
         return [replace(c, token_count=n) for c, n in zip(chunks, counts, strict=True)]
 
@@ -390,7 +394,7 @@ class IngestionPipeline:
         # Vectors first: if the process dies before the catalog commit, the file's old hash stays recorded
         # and the next run ingests it again.
         if chunks and embedded is not None:
-            chunks = self._counted(parsed, chunks, embedded[1])
+            chunks = self._counted(chunks, embedded[1])
         store = vectors()
         store.delete_document(parsed.file_name)
         if chunks and embedded is not None:
