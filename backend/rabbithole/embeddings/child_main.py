@@ -40,19 +40,20 @@ def serve(requests: IO[bytes], answers: IO[bytes]) -> int:
         return 1
     send(("ready", embedder.model_id, embedder.dim))
 
+    def counting() -> TokenCountingEmbedder:
+        if not isinstance(embedder, TokenCountingEmbedder):
+            raise TypeError(f"{embedder.model_id} does not count tokens")
+        return embedder
+
     def respond(call_id: int, kind: str, texts: list[str]) -> None:
         try:
             answer: object
             if kind == "query":
                 answer = embedder.embed_query(texts[0])
-            elif kind in ("counted", "count"):
-                if not isinstance(embedder, TokenCountingEmbedder):
-                    raise TypeError(f"{embedder.model_id} does not count tokens")
-                answer = (
-                    embedder.embed_documents_counted(texts)
-                    if kind == "counted"
-                    else embedder.count_tokens(texts)
-                )
+            elif kind == "counted":
+                answer = counting().embed_documents_counted(texts)
+            elif kind == "count":
+                answer = counting().count_tokens(texts)
             else:
                 answer = embedder.embed_documents(texts)
         except Exception as exc:

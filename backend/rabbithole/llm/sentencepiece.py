@@ -130,8 +130,8 @@ def sentencepiece_tokenizer(path: str | None = None, cache_dir: Path | None = No
     building it (128k pieces) takes about half a second, and reading the pieces as much again unless
     ``cache_dir`` keeps them parsed (:func:`sentencepiece_pieces`)."""
     resolved = str(path or default_model_path())
-    # Locked: ingestion's reader thread (token counts) and its main thread (the embedder) ask at once, and
-    # the second must wait for the first build instead of building its own.
+    # Locked: two threads that ask at once (the embedder's workers, a token counter beside them) must not
+    # each build their own; the second waits for the first build.
     with _BUILD_LOCK:
         built = _BUILT.get(resolved)
         if built is None:
@@ -199,11 +199,6 @@ def sentencepiece_front(charsmap: bytes) -> tuple[Any, Any]:
     steps += [normalizers.Replace(Regex(" {2,}"), " "), normalizers.Strip()]
     pre_tokenizer = pre_tokenizers.Metaspace(replacement="\u2581", prepend_scheme="always", split=False)
     return normalizers.Sequence(steps), pre_tokenizer
-
-
-def _unigram_tokenizer(data: bytes) -> Any:
-    """A ``tokenizers`` Unigram tokenizer equivalent to the SentencePiece model in ``data``."""
-    return _unigram_from(*parse_sentencepiece_model(data))
 
 
 def _unigram_from(vocab: list[tuple[str, float]], charsmap: bytes) -> Any:
