@@ -7,7 +7,8 @@ import json
 import subprocess
 import sys
 
-# markdown_it and asyncio are not large, but 15-50 ms each of every start-up that needs neither
+# markdown_it, asyncio and rich are not large, but 15-50 ms each of every start-up that needs none of them
+# (rich draws progress bars and tables: the commands that show them import it)
 HEAVY = (
     "langgraph",
     "langchain_core",
@@ -19,6 +20,7 @@ HEAVY = (
     "scipy",
     "markdown_it",
     "asyncio",
+    "rich",
 )
 
 

@@ -6,8 +6,6 @@ import json
 from typing import Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from rabbithole.cli.errors import handle_errors
 from rabbithole.cli.services import open_services
@@ -36,6 +34,8 @@ def register(app: typer.Typer) -> None:
         if as_json:
             typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
             return
+        from rich.console import Console  # rich where a command prints: the CLI starts without it
+
         console = Console()
         if not data:
             console.print("no collections yet: run `rabbithole ingest kb`")
@@ -79,6 +79,9 @@ def register(app: typer.Typer) -> None:
         if as_json:
             typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
             return
+        from rich.console import Console
+        from rich.table import Table
+
         table = Table("document", "abbreviation", "short names", "synonyms")
         for entry in reg.entries:
             table.add_row(

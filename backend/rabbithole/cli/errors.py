@@ -8,14 +8,11 @@ from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
 import typer
-from rich.console import Console
 
 from rabbithole.core.errors import RabbitholeError
 
 P = ParamSpec("P")
 R = TypeVar("R")
-
-stderr = Console(stderr=True, soft_wrap=True)
 
 
 def handle_errors(func: Callable[P, R]) -> Callable[P, R]:
@@ -24,8 +21,12 @@ def handle_errors(func: Callable[P, R]) -> Callable[P, R]:
         try:
             return func(*args, **kwargs)
         except RabbitholeError as exc:
+            from rich.console import Console  # rich only when there is something to print
+
             logging.getLogger("rabbithole").debug("command failed", exc_info=True)
-            stderr.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True, soft_wrap=True)
+            Console(stderr=True, soft_wrap=True).print(
+                f"[bold red]error:[/] {exc}", highlight=False, markup=True, soft_wrap=True
+            )
             raise typer.Exit(code=exc.exit_code) from exc
 
     return wrapper

@@ -6,21 +6,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-)
-from rich.table import Table
 
 from rabbithole.cli.errors import handle_errors
 from rabbithole.cli.services import open_services
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # rich is imported where progress bars or a problem table are shown
+    from rich.progress import TaskID
+
     from rabbithole.ingestion.reports import IngestEvent, IngestReport
 
 #: exit code when some files could not be ingested (the rest was)
@@ -48,8 +40,11 @@ def register(app: typer.Typer) -> None:
             timeout = storage.sqlite_busy_timeout_ms
             unchanged = unchanged_report(path, storage.catalog_path, collection, timeout)
             if unchanged is not None:
-                _print_report(unchanged, Console(stderr=True, soft_wrap=True))
+                _print_report(unchanged)
                 return
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
         console = Console(stderr=True)
         with open_services(settings) as services:
             pipeline = services.ingestion_pipeline()
@@ -73,20 +68,26 @@ def register(app: typer.Typer) -> None:
                     progress.update(tasks[event.collection], completed=event.done, file=event.file_name)
 
                 report = pipeline.ingest(path, collection=collection, reindex=reindex, progress=on_event)
-        _print_report(report, Console(stderr=True, soft_wrap=True))
+        _print_report(report)
         if report.failed:
             raise typer.Exit(code=EXIT_PARTIAL)
 
 
-def _print_report(report: IngestReport, console: Console) -> None:
+def _print_report(report: IngestReport) -> None:
+    """One summary line per collection on stderr, and a table of its problems (rich is imported for the
+    table only: a re-run over an unchanged folder prints its line without it)."""
     for c in report.collections:
-        console.print(
-            f"[bold]{c.collection}[/]: {len(c.added)} added, {len(c.updated)} updated, "
+        typer.echo(
+            f"{typer.style(c.collection, bold=True)}: {len(c.added)} added, {len(c.updated)} updated, "
             f"{len(c.unchanged)} unchanged, {len(c.removed)} removed, {len(c.failed)} failed; "
             f"{c.pages} pages, {c.chunks} chunks in {c.seconds:.1f} s",
-            highlight=False,
+            err=True,
         )
         if c.problems:
+            from rich.console import Console
+            from rich.table import Table
+
+            console = Console(stderr=True, soft_wrap=True)
             table = Table("file", "severity", "reason", show_lines=False)
             for p in c.problems:
                 colour = "red" if p.severity == "error" else "yellow"

@@ -17,8 +17,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from rabbithole.cli.errors import handle_errors
 from rabbithole.cli.services import open_services
@@ -112,6 +110,9 @@ def register(app: typer.Typer) -> None:
         if as_json:
             typer.echo(json.dumps(items, ensure_ascii=False, indent=2))
             return
+        from rich.console import Console  # rich where a command prints: the CLI starts without it
+        from rich.table import Table
+
         table = Table("mention", "type", "§", "Abs.", "Satz", "Nr.", "target")
         for item in items:
             shown = item["target_document"] or ("external" if item["external"] else "—")
@@ -153,6 +154,8 @@ def register(app: typer.Typer) -> None:
         if as_json:
             typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
             return
+        from rich.console import Console
+
         console = Console()
         result = traced.result
         console.print(

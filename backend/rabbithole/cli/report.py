@@ -6,15 +6,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.console import Console
 
 from rabbithole.cli.errors import handle_errors
-from rabbithole.cli.report_terminal import ReportProgress, ask_outline
-from rabbithole.cli.result_output import check_docx_target, emit_result
-from rabbithole.cli.run_terminal import Answer, NewRun, run_in_terminal
 from rabbithole.core.errors import InvalidRequestError, RunStateError
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the terminal's modules (and rich) are imported when a report runs: fast CLI start-up
+    from rich.console import Console
+
+    from rabbithole.cli.run_terminal import Answer
     from rabbithole.research.models import ResearchResult
 
 
@@ -24,6 +23,8 @@ def _answer(yes: bool, console: Console) -> Answer:
     def answer(payload: dict[str, Any]) -> Any:
         if payload.get("kind") != "outline":
             raise RunStateError(f"the run waits for a {payload.get('kind')} answer: not a report")
+        from rabbithole.cli.report_terminal import ask_outline
+
         return {"action": "approve"} if yes else ask_outline(console, payload)
 
     return answer
@@ -33,6 +34,11 @@ def _report(
     topic: str | None, collections: list[str], yes: bool, resume: str | None, overrides: dict[str, Any]
 ) -> ResearchResult:
     import asyncio  # only where a run starts: the CLI's start-up does not pay for it
+
+    from rich.console import Console
+
+    from rabbithole.cli.report_terminal import ReportProgress
+    from rabbithole.cli.run_terminal import NewRun, run_in_terminal
 
     console = Console(stderr=True, soft_wrap=True)
     new = None if resume else NewRun(topic or "", collections, "report", overrides)
@@ -89,6 +95,8 @@ def register(app: typer.Typer) -> None:
             }.items()
             if value is not None
         }
+        from rabbithole.cli.result_output import check_docx_target, emit_result
+
         check_docx_target(docx)
         result = _report(topic, collection, yes, resume, overrides)
         emit_result(result, result.report_markdown, docx=docx, as_json=as_json, as_markdown=as_markdown)

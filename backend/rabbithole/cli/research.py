@@ -7,13 +7,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from rabbithole.cli.errors import handle_errors
-from rabbithole.cli.research_terminal import Progress, answer_interrupt
-from rabbithole.cli.result_output import check_docx_target, emit_result
-from rabbithole.cli.run_terminal import NewRun, run_in_terminal
 from rabbithole.core.config import load_settings
 from rabbithole.core.errors import InvalidRequestError
 
@@ -30,6 +25,11 @@ def _research(
     overrides: dict[str, Any],
 ) -> ResearchResult:
     import asyncio  # only where a run starts: the CLI's start-up does not pay for it
+
+    from rich.console import Console  # the terminal's modules (and rich): only where a run starts
+
+    from rabbithole.cli.research_terminal import Progress, answer_interrupt
+    from rabbithole.cli.run_terminal import NewRun, run_in_terminal
 
     console = Console(stderr=True, soft_wrap=True)
     new = None if resume else NewRun(question or "", collections, mode, overrides)  # type: ignore[arg-type]
@@ -86,6 +86,8 @@ def register(app: typer.Typer) -> None:
             for key, value in {"depth": depth, "k": k, "model": model, "concurrency": concurrency}.items()
             if value is not None
         }
+        from rabbithole.cli.result_output import check_docx_target, emit_result
+
         check_docx_target(docx)
         if server:
             from rabbithole.cli.research_remote import research_remote
@@ -117,6 +119,9 @@ def register(app: typer.Typer) -> None:
         if as_json:
             typer.echo(json.dumps([r.model_dump(mode="json") for r in rows], ensure_ascii=False, indent=2))
             return
+        from rich.console import Console
+        from rich.table import Table
+
         table = Table(show_header=True, header_style="bold")
         for column in ("run", "status", "phase", "created", "question"):
             table.add_column(column)

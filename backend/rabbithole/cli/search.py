@@ -8,7 +8,6 @@ import threading
 from typing import TYPE_CHECKING
 
 import typer
-from rich.console import Console
 
 from rabbithole.cli.errors import handle_errors
 from rabbithole.cli.services import open_services
@@ -68,6 +67,8 @@ def register(app: typer.Typer) -> None:
         if as_json:
             typer.echo(json.dumps([i.model_dump() for i in items], ensure_ascii=False, indent=2))
             return
+        from rich.console import Console  # rich where a command prints: the CLI starts without it
+
         console = Console()
         if not items:
             console.print("no results")
