@@ -124,7 +124,7 @@ def test_metadata_stored_and_text_left_to_the_catalog(store: ChromaStore) -> Non
     )
     assert raw["documents"] == [None]  # the catalog holds the text: no second copy to index
     assert raw["metadatas"][0] == chunk_metadata(chunk)
-    assert raw["metadatas"][0]["section"] == ""
+    assert raw["metadatas"][0] == {"document": "AtG.pdf", "page": 2, "page_end": 3, "section_key": ""}
     assert chunk_metadata(make_chunks("x", 1)[0])["section_key"] == section_key("§ 1") == "§1"
 
 

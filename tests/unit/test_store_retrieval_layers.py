@@ -51,3 +51,18 @@ def test_store_metadata_and_filters_agree_on_section_keys() -> None:
     chunk = Chunk("c1", "sample", "StrlSchG.pdf", 0, "text", 0, 4, 1, 1, " §  80 ", "§ 80 Grenzwerte")
     where = SearchFilters.create(sections="§80").to_chroma_where()
     assert where == {"section_key": {"$eq": chunk_metadata(chunk)["section_key"]}}
+
+
+def test_store_metadata_holds_exactly_the_fields_the_filters_use() -> None:
+    """Chroma indexes every metadata field it is given: a field no filter uses only slows each write, and a
+    filter over a field that is not stored would match nothing."""
+    from rabbithole.core.models import Chunk
+    from rabbithole.retrieval.filters import SearchFilters
+    from rabbithole.store.chroma_store import chunk_metadata
+
+    chunk = Chunk("c1", "sample", "StrlSchG.pdf", 0, "text", 0, 4, 1, 2, "§ 80", "§ 80 Grenzwerte")
+    where = SearchFilters.create(
+        documents="StrlSchG.pdf", sections="§ 80", page_from=1, page_to=2
+    ).to_chroma_where()
+    assert where is not None
+    assert {field for clause in where["$and"] for field in clause} == set(chunk_metadata(chunk))
