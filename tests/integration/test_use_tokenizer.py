@@ -88,6 +88,16 @@ def test_a_query_is_tokenized_without_building_the_full_model() -> None:
     assert many.full_model_loaded  # many queries did
 
 
+def test_loading_the_model_for_ingestion_builds_the_full_tokenizer_only() -> None:
+    embedder = UseMultilingualEmbedder(threads=1)
+    assert embedder.tokenizer is None
+    embedder.load()  # what the ingestion child and the server's warm-up call
+    tokenizer = embedder.tokenizer
+    assert tokenizer is not None
+    assert tokenizer.full_model_loaded
+    assert not tokenizer.small_model_loaded  # the warm-up word went through the full model
+
+
 def test_parsed_pieces_kept_in_the_cache_dir_give_the_same_ids(tmp_path: Path) -> None:
     full = sentencepiece_tokenizer()
     expected = [list(e.ids) for e in full.encode_batch(QUERIES, add_special_tokens=False)]
