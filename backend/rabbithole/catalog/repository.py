@@ -186,7 +186,7 @@ class Catalog:
             session.add(row)
             session.flush()
             # Pages and chunks as bulk inserts (one executemany each): ORM objects for a large law's
-            # thousand rows cost four times as much CPU, on the thread that should leave it to the embedder.
+            # thousand rows cost twice as much CPU, on the thread that should leave it to the embedder.
             if parsed.pages:
                 session.execute(
                     insert(PageRow),
