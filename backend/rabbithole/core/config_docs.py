@@ -30,7 +30,7 @@ All data Rabbithole writes (Chroma, the SQLite catalog, BM25 indexes) lives unde
 The Ollama address is `llm.base_url` if set, else `$OLLAMA_HOST` (interpreted as Ollama's own tools do),
 else `http://127.0.0.1:11434`.
 
-This page is generated from `backend/rabbithole/core/config.py` by
+This page is generated from `backend/rabbithole/core/config/` by
 `python -m rabbithole.core.config_docs > docs/configuration.md`; a test keeps it in sync.
 """
 

@@ -1,0 +1,184 @@
+"""Settings of what Rabbithole talks to over HTTP: the chat models, its own API server, and the optional web
+research."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field, field_validator
+
+from rabbithole.core.config.checks import (
+    LOOPBACK_HOSTS,
+    check_http_url,
+    check_root_path,
+    is_loopback,
+    ollama_host_from_environment,
+)
+from rabbithole.core.errors import ConfigurationError
+
+
+class LLMSettings(BaseModel):
+    """Chat models: Ollama (primary and fallback model) or any OpenAI-compatible server."""
+
+    provider: Literal["ollama", "openai"] = Field("ollama", description="ollama or openai (compatible).")
+    model: str = Field("qwen3:8b", description="Primary chat model.")
+    fallback_model: str | None = Field(
+        None, description="Used when the primary model is missing or unreachable."
+    )
+    base_url: str | None = Field(
+        None,
+        description="Ollama address (default: $OLLAMA_HOST, else http://127.0.0.1:11434) or the "
+        "OpenAI-compatible base URL (e.g. http://127.0.0.1:8080/v1).",
+    )
+    api_key: str = Field("not-needed", description="OpenAI-compatible endpoints only.")
+    num_ctx: int = Field(8192, ge=512, le=1_048_576, description="Context window in tokens.")
+    max_output_tokens: int = Field(2048, ge=16, description="Tokens reserved for the answer.")
+    temperature: float = Field(0.0, ge=0.0, le=2.0, description="Sampling temperature.")
+    structured_retries: int = Field(2, ge=0, le=10, description="Retries after invalid structured output.")
+    request_timeout_s: float = Field(300.0, gt=0, description="Timeout of one model call.")
+    on_overflow: Literal["trim", "refuse"] = Field(
+        "trim", description="A prompt longer than num_ctx: trim the oldest context, or refuse."
+    )
+
+    @field_validator("base_url")
+    @classmethod
+    def _usable_base_url(cls, value: str | None) -> str | None:
+        return check_http_url(value.strip().rstrip("/")) if value and value.strip() else None
+
+    @property
+    def resolved_base_url(self) -> str:
+        if self.base_url:
+            return self.base_url.rstrip("/")
+        if self.provider == "ollama":
+            return ollama_host_from_environment()
+        raise ConfigurationError("llm.base_url is required when llm.provider is 'openai'")
+
+
+class ServerSettings(BaseModel):
+    """The HTTP API (`rabbithole serve`): where it listens and who may talk to it."""
+
+    host: str = Field(
+        "127.0.0.1",
+        min_length=1,
+        description="Interface to listen on. Any address other than a loopback one requires server.token.",
+    )
+    port: int = Field(8000, ge=1, le=65535, description="Port to listen on.")
+    token: str = Field(
+        "",
+        description="Token every API request must carry: `Authorization: Bearer TOKEN`, or the session "
+        "cookie the web app gets from POST /api/session; empty: none. Required when server.host is not a "
+        "loopback address.",
+    )
+    allowed_hosts: list[str] = Field(
+        [],
+        description="Host names (the `Host:` header) served besides 127.0.0.1, localhost, ::1 and "
+        "server.host; '*' serves any (turns off the DNS-rebinding guard). JSON list in the environment.",
+    )
+    cors_origins: list[str] = Field(
+        [],
+        description='Browser origins allowed to call the API, e.g. ["http://localhost:5173"]; empty: none.',
+    )
+    max_request_kb: int = Field(
+        1024, ge=1, le=1_048_576, description="Largest request body other than an upload, in KiB."
+    )
+    max_upload_mb: float = Field(
+        512.0, gt=0, le=65_536, description="Largest upload request (all files of one POST), in MiB."
+    )
+    warm_up: bool = Field(
+        True,
+        description="Load the embedder, the searcher and the BM25 indexes at start-up, so the first search "
+        "is fast (/health says `starting` until done).",
+    )
+    root_path: str = Field(
+        "",
+        description="The path prefix under which a reverse proxy serves the app (e.g. /research for "
+        "https://host/research/); the proxy strips it before forwarding. Empty: served at /.",
+    )
+    web_dir: Path | None = Field(
+        None,
+        description="The built web app (index.html and assets/) served at /; default: frontend/dist of the "
+        "source checkout.",
+    )
+
+    @field_validator("host")
+    @classmethod
+    def _strip(cls, value: str) -> str:
+        return value.strip()
+
+    @field_validator("root_path")
+    @classmethod
+    def _usable_root_path(cls, value: str) -> str:
+        return check_root_path(value)
+
+    def require_token_off_loopback(self) -> None:
+        """ConfigurationError when the server would listen beyond this machine without a token."""
+        if not is_loopback(self.host) and not self.token:
+            raise ConfigurationError(
+                f"refusing to listen on {self.host} without a token: anyone who can reach it could read "
+                "your documents. Set RABBITHOLE_SERVER__TOKEN (a long random string; clients send "
+                "`Authorization: Bearer TOKEN`), or listen on 127.0.0.1."
+            )
+
+    def served_hosts(self) -> list[str]:
+        """The `Host:` names the server answers to (["*"]: any)."""
+        if "*" in self.allowed_hosts:
+            return ["*"]
+        names = [*LOOPBACK_HOSTS, *self.allowed_hosts]
+        if self.host not in ("0.0.0.0", "::"):
+            names.append(self.host)
+        return list(dict.fromkeys(names))
+
+
+class WebSettings(BaseModel):
+    """Optional web research (off by default: Rabbithole is local first). With a self-hosted SearxNG address
+    set, a report section may also search the web: result pages are fetched, their main text extracted,
+    scored against the section's questions and cut into short verbatim passages cited as web sources."""
+
+    searxng_url: str | None = Field(
+        None,
+        description="Base URL of a self-hosted SearxNG with the JSON format enabled (e.g. "
+        "http://127.0.0.1:8888); unset: no web research.",
+    )
+    search_timeout_s: float = Field(10.0, gt=0, le=300, description="Timeout of one SearxNG search.")
+    fetch_timeout_s: float = Field(10.0, gt=0, le=300, description="Timeout of fetching one result page.")
+    max_results: int = Field(5, ge=1, le=50, description="Results taken from each search query.")
+    max_pages: int = Field(8, ge=1, le=100, description="Result pages fetched per web research call.")
+    max_page_bytes: int = Field(
+        2_000_000, ge=1024, le=100_000_000, description="Larger pages are not read (a warning says so)."
+    )
+    max_redirects: int = Field(3, ge=0, le=20, description="Redirects followed per page.")
+    content_types: list[str] = Field(
+        ["text/html", "application/xhtml+xml", "text/plain"],
+        min_length=1,
+        description="Media types of pages that are read; others are skipped with a warning.",
+    )
+    allow_private_addresses: bool = Field(
+        False,
+        description="Fetch result pages on loopback and private network addresses (off: a result or a "
+        "redirect that points into the local network is refused).",
+    )
+    concurrency: int = Field(4, ge=1, le=32, description="Pages fetched at once.")
+    min_relevance: float = Field(
+        0.3, ge=0.0, le=1.0, description="Passages scoring lower against every question are not kept."
+    )
+    lexical_weight: float = Field(
+        0.3,
+        ge=0.0,
+        le=1.0,
+        description="Weight of the question words a passage contains in its score (the embedding "
+        "similarity gets the rest).",
+    )
+    passage_chars: int = Field(600, ge=100, le=5000, description="Longest passage kept, in characters.")
+    budget_chars: int = Field(
+        6000, ge=200, le=200_000, description="Characters of passages kept per web research call in all."
+    )
+    passages_per_page: int = Field(3, ge=1, le=50, description="Passages kept from one page at most.")
+    user_agent: str = Field(
+        "Rabbithole (local research assistant)", min_length=1, description="User-Agent of web requests."
+    )
+
+    @field_validator("searxng_url")
+    @classmethod
+    def _usable_searxng_url(cls, value: str | None) -> str | None:
+        return check_http_url(value.strip().rstrip("/")) if value and value.strip() else None

