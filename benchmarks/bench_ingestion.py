@@ -527,7 +527,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"wall time <= {EMBEDDER_ALONE_FACTOR:.2f}x the embedder alone on the same inputs",
                 alone_s is not None and first_wall <= EMBEDDER_ALONE_FACTOR * alone_s,
                 f"{first_wall:.1f} s against {alone_s:.1f} s = {first_wall / alone_s:.2f}x; embedder busy "
-                f"{ours.embed_share:.1%} of our wall time"
+                f"{ours.embed_share:.1%} of our wall time; "
+                + _cpu_floor(ours.med("cpu_s"), first_wall, alone_s)
                 if alone_s
                 else "no calibration in this run (--no-calibration)",
             ),
@@ -553,6 +554,18 @@ def main(argv: list[str] | None = None) -> int:
     if not ok and not args.profile:
         print("(run with --profile to see where the time goes)")
     return 0 if ok or args.quick else 1
+
+
+def _cpu_floor(cpu_s: float, wall_s: float, alone_s: float) -> str:
+    """Where the wall time stands against the CPU-bound floor: our CPU (both processes) spread perfectly over
+    the cores this process may use. The floor against the embedder alone is what the CPU costs; the wall
+    time against the floor is what idle cores cost."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    floor = cpu_s / cores
+    return (
+        f"CPU-bound floor (our {cpu_s:.1f} s of CPU / {cores} cores) {floor:.1f} s = {floor / alone_s:.2f}x "
+        f"the embedder alone, our wall time {wall_s / floor:.2f}x that floor"
+    )
 
 
 def _embedder_alone_seconds(calibration: dict[str, Any] | None, threads: int, chars: int) -> float | None:
