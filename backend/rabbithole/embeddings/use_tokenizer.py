@@ -114,6 +114,8 @@ class FastUseTokenizer:
 
     def _agreement_for(self) -> Any:
         """The check of normalized forms (built on first need: it reads the model's charsmap)."""
+        if self._agreement is not None:  # built: no lock, which another worker may hold for a while
+            return self._agreement
         with self._guard:
             if self._agreement is None:
                 from rabbithole.embeddings.use_agreement import Agreement
