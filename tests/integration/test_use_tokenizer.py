@@ -18,7 +18,12 @@ from rabbithole.embeddings.use_small_text import SmallTextTokenizer
 from rabbithole.embeddings.use_tokenizer import FastUseTokenizer
 from rabbithole.ingestion.chunking import chunk_document
 from rabbithole.ingestion.embedding_text import embedding_input, text_token_counts
-from rabbithole.llm.sentencepiece import default_model_path, sentencepiece_pieces, sentencepiece_tokenizer
+from rabbithole.llm.sentencepiece import (
+    default_model_path,
+    sentencepiece_charsmap,
+    sentencepiece_pieces,
+    sentencepiece_tokenizer,
+)
 from rabbithole.llm.tokens import TokenCounter
 
 EDGE_CASES = ["", "   ", "\x00\x01 abc", "ÄÖÜß § 5 Abs. 2", "日本語のテキスト", "a\u200bb", "x" * 3, "Ⅻ ﬁ ①"]
@@ -172,6 +177,15 @@ def test_loading_the_model_for_ingestion_builds_the_full_tokenizer_only() -> Non
     assert tokenizer is not None
     assert tokenizer.full_model_loaded
     assert not tokenizer.small_model_loaded  # the warm-up word went through the full model
+
+
+def test_the_charsmap_comes_from_the_pieces_read_already(tmp_path: Path) -> None:
+    """The agreement check needs the model's charsmap: it is kept from reading the pieces, not read again."""
+    charsmap = sentencepiece_pieces(cache_dir=tmp_path)[1]  # parses and writes the cache file
+    (cached,) = tmp_path.iterdir()
+    cached.unlink()
+    assert sentencepiece_charsmap(cache_dir=tmp_path) == charsmap and len(charsmap) > 1000
+    assert not any(tmp_path.iterdir())  # not read (and written) again
 
 
 def test_parsed_pieces_kept_in_the_cache_dir_give_the_same_ids(tmp_path: Path) -> None:

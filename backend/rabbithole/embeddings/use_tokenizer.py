@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from rabbithole.embeddings.use_agreement import usual
+from rabbithole.embeddings.use_agreement import UNK, usual
 
 
 class FastUseTokenizer:
@@ -24,7 +24,7 @@ class FastUseTokenizer:
     many calls, :meth:`load_full`), short texts such as a query are tokenized by a model of only the pieces
     they contain, with the same ids (:mod:`rabbithole.embeddings.use_small_text`)."""
 
-    UNK, BOS, EOS = 0, 1, 2
+    UNK, BOS, EOS = UNK, 1, 2
 
     def __init__(self, cache_dir: Path | None = None) -> None:
         self._cache_dir = cache_dir
@@ -119,9 +119,9 @@ class FastUseTokenizer:
         with self._guard:
             if self._agreement is None:
                 from rabbithole.embeddings.use_agreement import Agreement
-                from rabbithole.llm.sentencepiece import sentencepiece_pieces
+                from rabbithole.llm.sentencepiece import sentencepiece_charsmap
 
-                self._agreement = Agreement(sentencepiece_pieces(cache_dir=self._cache_dir)[1])
+                self._agreement = Agreement(sentencepiece_charsmap(cache_dir=self._cache_dir))
             return self._agreement
 
     def _pure_tokenizer(self) -> Any:

@@ -153,9 +153,20 @@ def sentencepiece_pieces(
     a sixth of the time parsing takes."""
     resolved = str(path or default_model_path())
     with _PARSE_LOCK:
-        if cache_dir is None:
-            return _pieces_at(resolved)
-        return _cached_pieces(resolved, cache_dir)
+        pieces = _pieces_at(resolved) if cache_dir is None else _cached_pieces(resolved, cache_dir)
+        _CHARSMAPS[resolved] = pieces[1]
+        return pieces
+
+
+def sentencepiece_charsmap(path: str | None = None, cache_dir: Path | None = None) -> bytes:
+    """The precompiled normalizer charsmap of a SentencePiece model: kept from the pieces this process read
+    already (building a tokenizer reads them), else read now (:func:`sentencepiece_pieces`)."""
+    charsmap = _CHARSMAPS.get(str(path or default_model_path()))
+    return charsmap if charsmap is not None else sentencepiece_pieces(path, cache_dir)[1]
+
+
+#: the charsmap of every model whose pieces this process read, by model path
+_CHARSMAPS: dict[str, bytes] = {}
 
 
 def _cached_pieces(path: str, cache_dir: Path) -> tuple[list[tuple[str, float]], bytes]:
