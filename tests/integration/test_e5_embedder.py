@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from rabbithole.core.config import EmbeddingSettings, Settings
-from rabbithole.embeddings import Embedder, create_embedder
+from rabbithole.embeddings import Embedder
 from rabbithole.embeddings.e5_multilingual import E5MultilingualEmbedder
+from rabbithole.embeddings.factory import create_embedder
 
 
 def test_e5_from_settings_identity_and_shapes() -> None:

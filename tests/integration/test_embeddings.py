@@ -16,7 +16,8 @@ import pytest
 from fixtures.retrieval import use_embedder_fixture  # noqa: F401  (the fixture use_embedder)
 from rabbithole.core.config import Settings
 from rabbithole.core.errors import EmbeddingError
-from rabbithole.embeddings import Embedder, create_embedder
+from rabbithole.embeddings import Embedder
+from rabbithole.embeddings.factory import create_embedder
 from rabbithole.embeddings.ollama import OllamaEmbedder, canonical_model_name
 from rabbithole.embeddings.use_multilingual import UseMultilingualEmbedder
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 import shutil
 import threading
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from fixtures.pdfs import (
@@ -112,6 +114,33 @@ def test_rerun_skips_unchanged_replaces_changed_and_drops_removed(
     for mode in ("vector", "bm25", "hybrid"):
         hits = services.searcher.search("Ergebnisse", "laws", k=10, mode=mode)  # type: ignore[arg-type]
         assert {h.chunk.document for h in hits} <= {"PrüfG.pdf"}
+
+
+def test_vectors_of_a_run_that_died_before_its_commit_are_replaced(
+    tmp_path: Path, make_services: ServicesFactory
+) -> None:
+    """Vectors are written before the catalog commit: a run that died in between left vectors of a document
+    the catalog does not know. The next run ingests the file as new, and none of those vectors stays."""
+    folder = tmp_path / "laws"
+    build_law_folder(folder)
+    report_pdf = tmp_path / "report.pdf"
+    shutil.move(folder / "report.pdf", report_pdf)
+    services = make_services()
+    services.ingestion_pipeline().ingest(folder)
+    vectors = services.store.open("laws")
+    template = services.catalog.chunks("laws")[0]
+    left_over = [replace(template, id=f"left-over-{n}", document="report.pdf") for n in range(3)]
+    vectors.upsert(left_over, np.ones((3, vectors.dim), dtype=np.float32))
+
+    shutil.move(report_pdf, folder / "report.pdf")
+    report = services.ingestion_pipeline().ingest(folder).collections[0]
+
+    assert report.added == ["report.pdf"]
+    counts = {d.file_name: 0 for d in services.catalog.documents("laws")}
+    for chunk in services.catalog.chunks("laws"):
+        counts[chunk.document] += 1
+    assert services.store.open("laws").documents() == counts
+    assert not any(i.startswith("left-over-") for i in services.store.open("laws").ids())
 
 
 def test_a_file_that_turns_unreadable_leaves_the_index(

@@ -26,13 +26,16 @@ import threading
 from collections.abc import Sequence
 from concurrent.futures import Future
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
-from rabbithole.core.config import EmbeddingSettings
 from rabbithole.core.errors import EmbeddingError
 from rabbithole.embeddings.base import Embedder, FloatArray, TokenCountingEmbedder
+from rabbithole.embeddings.local import LocalModel
+
+if TYPE_CHECKING:
+    from rabbithole.core.config import EmbeddingSettings
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +101,7 @@ class ChildProcessEmbedder:
         if settings.provider not in CHILD_PROVIDERS:
             raise ValueError(f"provider {settings.provider!r} does not embed in a child process")
         self._identity = identity
-        self._settings = settings
+        self._model = LocalModel.of(settings)
         self._cache_dir = cache_dir
         self._lock = threading.Lock()
         self._process: subprocess.Popen[bytes] | None = None
@@ -151,7 +154,7 @@ class ChildProcessEmbedder:
             assert process.stdin is not None
             write_message(
                 process.stdin,
-                {"embeddings": self._settings.model_dump(), "cache_dir": self._cache_dir},
+                {"model": self._model.to_dict(), "cache_dir": self._cache_dir},
             )
         except OSError as exc:
             raise EmbeddingError(f"cannot start the embedding process: {exc}") from exc

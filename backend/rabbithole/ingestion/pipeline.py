@@ -9,7 +9,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -45,6 +45,15 @@ READ_AHEAD = 2
 EMBED_AHEAD = 2
 
 Prepared = tuple[ParsedDocument, list[Chunk]] | IngestProblem
+
+
+@dataclass(frozen=True, slots=True)
+class OpenedVectors:
+    """A run's vector collection. ``empty``: it held no vector when the run opened it, so no file written
+    in this run (each is written once) has earlier vectors to delete first."""
+
+    collection: VectorCollection
+    empty: bool
 
 
 class Parser(Protocol):
@@ -323,8 +332,9 @@ class IngestionPipeline:
             for write in writes:
                 write.result()  # a failing store is not a bad file: it stops the run
 
-    def _open_vectors(self, collection: str) -> VectorCollection:
-        return self.store.open(collection, self.embedder, create=True)
+    def _open_vectors(self, collection: str) -> OpenedVectors:
+        vectors = self.store.open(collection, self.embedder, create=True)
+        return OpenedVectors(vectors, empty=vectors.count() == 0)
 
     def _prepare_index(self, collection: str, chunks: list[Chunk]) -> None:
         """Work done ahead for the search index; when it fails, the index is built in full afterwards."""
@@ -379,7 +389,7 @@ class IngestionPipeline:
 
     def _store_file(
         self,
-        vectors: Callable[[], VectorCollection],
+        vectors: Callable[[], OpenedVectors],
         collection: str,
         parsed: ParsedDocument,
         chunks: list[Chunk],
@@ -395,10 +405,11 @@ class IngestionPipeline:
         # and the next run ingests it again.
         if chunks and embedded is not None:
             chunks = self._counted(chunks, embedded[1])
-        store = vectors()
-        store.delete_document(parsed.file_name)
+        opened = vectors()
+        if not opened.empty:  # an earlier version's vectors, or those of a run that died before its commit
+            opened.collection.delete_document(parsed.file_name)
         if chunks and embedded is not None:
-            store.upsert(chunks, embedded[0])
+            opened.collection.upsert(chunks, embedded[0])
         language = self.language_of(language_sample(chunks)) if self.language_of and chunks else ""
         self.catalog.replace_document(
             collection, parsed, digest, size, chunks, language=language, source_path=encode_source(source)
@@ -406,8 +417,8 @@ class IngestionPipeline:
         if progress:
             progress(IngestEvent("stored", collection, done, total, parsed.file_name))
 
-    def _remove(self, vectors: Callable[[], VectorCollection], collection: str, file_name: str) -> None:
-        vectors().delete_document(file_name)
+    def _remove(self, vectors: Callable[[], OpenedVectors], collection: str, file_name: str) -> None:
+        vectors().collection.delete_document(file_name)
         self.catalog.delete_document(collection, file_name)
 
 
