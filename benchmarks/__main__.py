@@ -11,6 +11,7 @@ MODULES = (
     "benchmarks.bench_grammar",
     "benchmarks.bench_reference_parsing",
     "benchmarks.bench_ingestion",
+    "benchmarks.bench_ingestion_cores",
     "benchmarks.bench_search",
     "benchmarks.bench_quality",
     "benchmarks.bench_references",
