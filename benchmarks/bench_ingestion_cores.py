@@ -178,7 +178,13 @@ def main(argv: list[str] | None = None) -> int:
         print("skipped: one core, none to spare")
         return 0
     kb: Path = (args.kb or (quick_kb() if args.quick else SAMPLE_DIR)).resolve()
-    threads = bench_settings(Path("unused")).embeddings.threads
+    embeddings = bench_settings(Path("unused")).embeddings
+    from rabbithole.embeddings.child_process import CHILD_PROVIDERS
+
+    if embeddings.provider not in CHILD_PROVIDERS or embeddings.ingest_process == "inline":
+        print(f"skipped: the embedder ({embeddings.provider}) does not run in a process of its own to pin")
+        return 0
+    threads = embeddings.threads
     embedder_cores, rest = plan(cores, threads)
     joined = {"embedder_cores": ",".join(map(str, embedder_cores)), "rest": ",".join(map(str, rest))}
     print(f"machine: {machine_info()}")
