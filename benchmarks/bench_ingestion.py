@@ -59,6 +59,7 @@ from benchmarks.common import (
     quick_kb,
     rel,
     remove_tree,
+    run_worker,
     sample_index_dir,
     sample_pdfs,
     scratch_dir,
@@ -116,7 +117,7 @@ def _worker_ours(kb: Path, data_dir: Path, reruns: int, profile: Path | None) ->
             fresh.ingestion_pipeline().ingest(kb)
         rerun_new.append(watch.seconds)
     collections = report.collections
-    embedded_chars = sum(map(len, _embedding_inputs(kb)))  # after the timing: what the embedder was given
+    embedded_chars = sum(map(len, embedding_inputs(kb)))  # after the timing: what the embedder was given
     return {
         "wall_s": wall.seconds,
         "embedded_chars": embedded_chars,
@@ -199,7 +200,7 @@ def _worker_langchain(kb: Path, data_dir: Path) -> dict[str, Any]:
     }
 
 
-def _embedding_inputs(kb: Path) -> list[str]:
+def embedding_inputs(kb: Path) -> list[str]:
     """What our pipeline hands the embedder for ``kb``: every chunk with its document/section context."""
     from rabbithole.ingestion.chunking import chunk_document
     from rabbithole.ingestion.embedding_text import embedding_input
@@ -219,7 +220,7 @@ def _worker_embed(kb: Path, thread_counts: list[int], rounds: int) -> dict[str, 
     each thread count, alternating for ``rounds`` rounds (medians)."""
     from rabbithole.embeddings.factory import create_embedder
 
-    texts = _embedding_inputs(kb)
+    texts = embedding_inputs(kb)
     step = max(1, len(texts) // CALIBRATION_CHUNKS)
     texts = texts[::step][:CALIBRATION_CHUNKS]
     embedders = {}
@@ -247,22 +248,7 @@ def _worker_embed(kb: Path, thread_counts: list[int], rounds: int) -> dict[str, 
 
 
 def _run_worker(kind: str, env: dict[str, str] | None = None, **options: object) -> dict[str, Any]:
-    """Run one worker in a fresh interpreter and return its JSON result."""
-    with tempfile.TemporaryDirectory(prefix="rh-bench-") as tmp:
-        out = Path(tmp) / "result.json"
-        command = [sys.executable, "-m", "benchmarks.bench_ingestion", "--worker", kind, "--out", str(out)]
-        for key, value in options.items():
-            if value is not None:
-                command += [f"--{key.replace('_', '-')}", str(value)]
-        process_env = {**os.environ, **(env or {})}
-        completed = subprocess.run(
-            command, cwd=ROOT, env=process_env, timeout=WORKER_TIMEOUT_S, capture_output=True, text=True
-        )
-        if completed.returncode != 0 or not out.exists():
-            sys.stderr.write(completed.stdout + completed.stderr)
-            raise RuntimeError(f"bench_ingestion worker '{kind}' failed (exit {completed.returncode})")
-        result: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
-        return result
+    return run_worker("benchmarks.bench_ingestion", kind, options, env, WORKER_TIMEOUT_S)
 
 
 def _cli_command() -> list[str]:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import threading
@@ -28,7 +27,6 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common import (
-    ROOT,
     SAMPLE_DIR,
     base_parser,
     bench_settings,
@@ -39,13 +37,13 @@ from benchmarks.common import (
     quick_kb,
     rel,
     remove_tree,
+    run_worker,
     scratch_dir,
     stopwatch,
 )
 
 GOAL_FACTOR = 1.15  # bench_ingestion's EMBEDDER_ALONE_FACTOR, for comparison
 WORKER_TIMEOUT_S = 3600
-WORKER_MODULE = "benchmarks.bench_ingestion_cores"
 
 
 def plan(cores: list[int], threads: int) -> tuple[list[int], list[int]]:
@@ -56,13 +54,15 @@ def plan(cores: list[int], threads: int) -> tuple[list[int], list[int]]:
 
 
 @contextmanager
-def pinned_children(cores: set[int]) -> Iterator[None]:
+def pinned_children(cores: set[int]) -> Iterator[list[int]]:
     """Pin the first child process this process starts (the embedding process) to ``cores``, each of its
     threads, as soon as it appears (before it loads its model and starts its workers, which inherit the
-    pinning); then stop watching, so the watching costs the run nothing."""
+    pinning); then stop watching, so the watching costs the run nothing. Yields the list that holds the
+    pinned child's pid once it is pinned: empty after the block means no child was pinned."""
     import psutil
 
     me = psutil.Process()
+    pinned: list[int] = []
     stop = threading.Event()
 
     def watch() -> None:
@@ -71,14 +71,15 @@ def pinned_children(cores: set[int]) -> Iterator[None]:
                 try:
                     for thread in child.threads():
                         os.sched_setaffinity(thread.id, cores)
-                    return
                 except (psutil.Error, OSError):
-                    pass  # ended already, or not started yet: the next round sees it
+                    continue  # ended already, or not started yet: the next round sees it
+                pinned.append(child.pid)
+                return
 
     watcher = threading.Thread(target=watch, name="pin-children", daemon=True)
     watcher.start()
     try:
-        yield
+        yield pinned
     finally:
         stop.set()
         watcher.join()
@@ -91,12 +92,14 @@ def _worker_ours(kb: Path, data_dir: Path, embedder_cores: list[int], rest: list
     from rabbithole.services import Services
 
     settings = bench_settings(data_dir, embeddings={"threads": len(embedder_cores)})
-    with Services(settings) as services, pinned_children(set(embedder_cores)):
+    with Services(settings) as services, pinned_children(set(embedder_cores)) as pinned:
         pipeline = services.ingestion_pipeline()
         cpu_started = cpu_seconds()
         with stopwatch() as wall:
             report = pipeline.ingest(kb)
         cpu = cpu_seconds() - cpu_started
+    if not pinned:  # the embedder ran unpinned, beside the rest of the run: the figure would mean nothing
+        raise RuntimeError("the embedding process was not pinned to its cores")
     return {
         "wall_s": wall.seconds,
         "cpu_s": cpu,
@@ -107,10 +110,10 @@ def _worker_ours(kb: Path, data_dir: Path, embedder_cores: list[int], rest: list
 
 def _worker_alone(kb: Path, embedder_cores: list[int]) -> dict[str, Any]:
     os.sched_setaffinity(0, set(embedder_cores))
-    from benchmarks.bench_ingestion import _embedding_inputs
+    from benchmarks.bench_ingestion import embedding_inputs
     from rabbithole.embeddings.factory import create_embedder
 
-    texts = _embedding_inputs(kb)
+    texts = embedding_inputs(kb)
     with tempfile.TemporaryDirectory(prefix="rh-cores-") as tmp:
         embedder = create_embedder(bench_settings(Path(tmp), embeddings={"threads": len(embedder_cores)}))
         with stopwatch() as load:
@@ -123,27 +126,7 @@ def _worker_alone(kb: Path, embedder_cores: list[int]) -> dict[str, Any]:
 
 
 def _run_worker(kind: str, **options: object) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory(prefix="rh-bench-") as tmp:
-        out = Path(tmp) / "result.json"
-        command = [
-            sys.executable,
-            "-m",
-            "benchmarks.bench_ingestion_cores",
-            "--worker",
-            kind,
-            "--out",
-            str(out),
-        ]
-        for key, value in options.items():
-            command += [f"--{key.replace('_', '-')}", str(value)]
-        completed = subprocess.run(
-            command, cwd=ROOT, timeout=WORKER_TIMEOUT_S, capture_output=True, text=True, env=os.environ.copy()
-        )
-        if completed.returncode != 0 or not out.exists():
-            sys.stderr.write(completed.stdout + completed.stderr)
-            raise RuntimeError(f"bench_ingestion_cores worker '{kind}' failed (exit {completed.returncode})")
-        result: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
-        return result
+    return run_worker("benchmarks.bench_ingestion_cores", kind, options, timeout_s=WORKER_TIMEOUT_S)
 
 
 def _cores(text: str) -> list[int]:

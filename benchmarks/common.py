@@ -21,10 +21,12 @@ import os
 import platform
 import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -395,3 +397,34 @@ def base_parser(description: str | None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--quick", action="store_true", help="smaller data and fewer repetitions")
     return parser
+
+
+def run_worker(
+    module: str,
+    kind: str,
+    options: Mapping[str, object],
+    env: Mapping[str, str] | None = None,
+    timeout_s: float = 3600,
+) -> dict[str, Any]:
+    """Run ``python -m module --worker kind --out FILE --option value ...`` in a fresh interpreter (its own
+    imports, its own peak RSS) from the repository root and return the JSON it wrote to FILE. Options that
+    are None are left out; a failed worker's output goes to stderr and raises RuntimeError."""
+    with tempfile.TemporaryDirectory(prefix="rh-bench-") as tmp:
+        out = Path(tmp) / "result.json"
+        command = [sys.executable, "-m", module, "--worker", kind, "--out", str(out)]
+        for key, value in options.items():
+            if value is not None:
+                command += [f"--{key.replace('_', '-')}", str(value)]
+        completed = subprocess.run(
+            command,
+            cwd=ROOT,
+            env={**os.environ, **(env or {})},
+            timeout=timeout_s,
+            capture_output=True,
+            text=True,
+        )
+        if completed.returncode != 0 or not out.exists():
+            sys.stderr.write(completed.stdout + completed.stderr)
+            raise RuntimeError(f"{module} worker '{kind}' failed (exit {completed.returncode})")
+        result: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+        return result
