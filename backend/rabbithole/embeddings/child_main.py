@@ -15,7 +15,7 @@ from rabbithole.embeddings.child_process import CONCURRENT_CALLS, read_message, 
 
 def serve(requests: IO[bytes], answers: IO[bytes]) -> int:
     from rabbithole.embeddings.base import Embedder, TokenCountingEmbedder
-    from rabbithole.embeddings.local import LocalModel, create_local_embedder
+    from rabbithole.embeddings.local import create_local_embedder
 
     send_lock = threading.Lock()
 
@@ -28,7 +28,7 @@ def serve(requests: IO[bytes], answers: IO[bytes]) -> int:
         return 0
     try:
         cache_dir = Path(config["cache_dir"]) if config["cache_dir"] is not None else None
-        embedder: Embedder = create_local_embedder(LocalModel.from_dict(config["model"]), cache_dir)
+        embedder: Embedder = create_local_embedder(config["model"], cache_dir)
         load = getattr(embedder, "load", None)
         if callable(load):
             load()

@@ -4,7 +4,7 @@ stores (on two cores that cost a quarter of the embedder's speed: docs/benchmark
 own it has a GIL of its own; the parent only sends texts and receives vectors.
 
 The protocol, over the child's stdin and stdout: messages framed by an 8-byte little-endian length, each a
-pickle (the two ends are the same installation). The parent first sends the embedding settings; the child
+pickle (the two ends are the same installation). The parent first sends its ``LocalModel``; the child
 loads its model and answers ``("ready", model_id, dim)`` or ``("failed", reason)``. Then each request
 ``(call_id, kind, texts)`` (kind "documents", "counted", "count" or "query") is answered ``(call_id, "ok",
 vectors)`` (for "counted": ``(vectors, token counts)``; for "count": the token counts alone) or ``(call_id,
@@ -154,7 +154,7 @@ class ChildProcessEmbedder:
             assert process.stdin is not None
             write_message(
                 process.stdin,
-                {"model": self._model.to_dict(), "cache_dir": self._cache_dir},
+                {"model": self._model, "cache_dir": self._cache_dir},
             )
         except OSError as exc:
             raise EmbeddingError(f"cannot start the embedding process: {exc}") from exc

@@ -5,9 +5,9 @@ the model can load."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from rabbithole.core.config import EmbeddingSettings
@@ -16,7 +16,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class LocalModel:
-    """What builds a local embedder: the settings' provider, model, threads and batch size."""
+    """What builds a local embedder: the settings' provider, model, threads and batch size (sent to the
+    embedding process as it is: the protocol pickles, and both ends are the same installation)."""
 
     provider: str
     model: str
@@ -26,13 +27,6 @@ class LocalModel:
     @classmethod
     def of(cls, cfg: EmbeddingSettings) -> LocalModel:
         return cls(cfg.provider, cfg.model, cfg.threads, cfg.batch_size)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> LocalModel:
-        return cls(str(data["provider"]), str(data["model"]), int(data["threads"]), int(data["batch_size"]))
 
 
 def create_local_embedder(spec: LocalModel, cache_dir: Path | None) -> Embedder:
