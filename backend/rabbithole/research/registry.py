@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from sqlalchemy import Integer, String, Text, func, select
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
@@ -20,6 +20,9 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 from rabbithole.catalog.db import add_missing_columns, create_sqlite_engine
 from rabbithole.core.errors import RunNotFoundError
 from rabbithole.research.models import ResearchResult, RunMode, RunStatus, RunSummary
+
+#: Where a run was created: by the server (the API, the web app) or by the CLI (or the library).
+RunOrigin = Literal["server", "cli"]
 
 
 class _Keep:
@@ -53,12 +56,16 @@ class RunRow(ResearchBase):
     # the server process executing (or about to execute) the run, until lease_until (run_lease.py)
     owner: Mapped[str | None] = mapped_column(String, nullable=True)
     lease_until: Mapped[datetime | None] = mapped_column(nullable=True)
+    # where the run was created: "server" (the API) or "cli" (the command, or the library); says how to
+    # resume it
+    origin: Mapped[str] = mapped_column(String, default="cli")
 
 
 #: Columns added to research_runs after it was first created: (table, column, SQL type and default).
 ADDED_RUN_COLUMNS = (
     ("research_runs", "owner", "VARCHAR"),
     ("research_runs", "lease_until", "DATETIME"),
+    ("research_runs", "origin", "VARCHAR DEFAULT 'cli'"),
 )
 
 
@@ -76,6 +83,7 @@ class RunRecord:
     created_at: datetime
     updated_at: datetime
     result: ResearchResult | None = field(default=None, repr=False)
+    origin: RunOrigin = "cli"
 
     def summary(self) -> RunSummary:
         return RunSummary(
@@ -113,6 +121,7 @@ def _record(row: RunRow, with_result: bool) -> RunRecord:
         created_at=_aware(row.created_at),
         updated_at=_aware(row.updated_at),
         result=result,
+        origin="server" if row.origin == "server" else "cli",
     )
 
 
@@ -136,6 +145,7 @@ class RunRegistry:
         overrides: dict[str, Any] | None = None,
         *,
         status: RunStatus = "queued",
+        origin: RunOrigin = "cli",
     ) -> RunRecord:
         with self._sessions.begin() as session:
             last = session.scalar(select(RunRow.seq).order_by(RunRow.seq.desc()).limit(1)) or 0
@@ -147,6 +157,7 @@ class RunRegistry:
                 mode=mode,
                 status=status,
                 overrides_json=json.dumps(overrides or {}),
+                origin=origin,
             )
             session.add(row)
             session.flush()

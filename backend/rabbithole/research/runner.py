@@ -26,7 +26,7 @@ from rabbithole.embeddings.memo import TextVectors
 from rabbithole.research.context import ResearchContext, RunOverrides
 from rabbithole.research.llm_step import merge_counts
 from rabbithole.research.models import ResearchResult, RunMode
-from rabbithole.research.registry import RunRecord, RunRegistry
+from rabbithole.research.registry import RunOrigin, RunRecord, RunRegistry
 from rabbithole.research.run import build_research_graph
 
 if TYPE_CHECKING:
@@ -81,8 +81,11 @@ class ResearchRunner:
         collections: Sequence[str],
         mode: RunMode = "interactive",
         overrides: RunOverrides | dict[str, Any] | None = None,
+        *,
+        origin: RunOrigin = "cli",
     ) -> RunRecord:
-        """A new run (queued); nothing runs until ``advance``. Bad input is an InvalidRequestError."""
+        """A new run (queued); nothing runs until ``advance``. Bad input is an InvalidRequestError.
+        ``origin``: who created it (the server or the CLI), which decides how its errors say to resume it."""
         question = " ".join(question.split())
         if not question:
             raise InvalidRequestError("the question is empty")
@@ -99,7 +102,11 @@ class ResearchRunner:
         if mode != "report" and report_only:
             raise InvalidRequestError(f"{', '.join(report_only)}: only for report mode")
         return self.registry.create(
-            question, list(dict.fromkeys(collections)), mode, checked.model_dump(exclude_none=True)
+            question,
+            list(dict.fromkeys(collections)),
+            mode,
+            checked.model_dump(exclude_none=True),
+            origin=origin,
         )
 
     # -- running -------------------------------------------------------------------------------------
@@ -205,13 +212,10 @@ class ResearchRunner:
             self.registry.update(run_id, status="cancelled", error="cancelled")
             raise
         except RabbitholeError as exc:
-            command = "report" if record.mode == "report" else "research"
-            message = (
-                f"{exc}. The run can be resumed from its last checkpoint: "
-                f"rabbithole {command} --resume {run_id}"
-            )
+            advice = resume_advice(record)
+            message = f"{exc}. The run can be resumed from its last checkpoint: {advice}"
             if isinstance(exc, RunFailedError):
-                message = f"{exc} (rabbithole {command} --resume {run_id})"
+                message = f"{exc} ({advice})"
             self._live_calls.pop(run_id, None)
             self.registry.update(run_id, status="error", error=message)
             sink({"type": "error", "message": message})
@@ -271,6 +275,15 @@ class ResearchRunner:
         snapshot = await graph.aget_state({"configurable": {"thread_id": run_id}})
         calls = dict((snapshot.values or {}).get("llm_calls") or {})
         return RunView(record, interrupt=_interrupt_of(snapshot), llm_calls=calls)
+
+
+def resume_advice(record: RunRecord) -> str:
+    """How to continue a run that stopped, the way that fits where it lives: a server's run through the
+    API (or the web app), a CLI run with its command."""
+    if record.origin == "server":
+        return f"POST /api/runs/{record.id}/resume (or Resume in the web app)"
+    command = "report" if record.mode == "report" else "research"
+    return f"rabbithole {command} --resume {record.id}"
 
 
 def _interrupt_of(snapshot: Any) -> dict[str, Any] | None:

@@ -130,7 +130,7 @@ class RunService:
     def create(
         self, question: str, collections: list[str], mode: RunMode, overrides: RunOverrides
     ) -> RunRecord:
-        record = self.runner.create(question, collections, mode, overrides)
+        record = self.runner.create(question, collections, mode, overrides, origin="server")
         self._status(record.id, "queued")
         self._submit(_Job(record.id, None))
         return self.registry.get(record.id, with_result=False)

@@ -10,6 +10,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from rabbithole.core.errors import LLMOutputError
 from rabbithole.core.models import PageText, SearchHit
 from rabbithole.research import events
 from rabbithole.research.anchor import anchor_text
@@ -134,10 +135,12 @@ async def follow_references(state: DigState, runtime: Runtime[ResearchContext]) 
 
 async def extract(state: ExtractInput, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
     """LLM: one batch of passages with numbered sentences -> findings with the sentence numbers that state
-    them; quotes cut from the page text by offsets (invalid output: no evidence from this batch)."""
+    them; quotes cut from the page text by offsets. Output that stays invalid is an error of the run
+    (``LLMOutputError``), not "no evidence": the task is marked failed and the run stops, resumable; a
+    resume asks again for the batches that failed (those that succeeded are kept in the checkpoint)."""
     ctx = runtime.context
     task, batch, index = state["task"], state["batch"], state["batch_index"]
-    events.task_progress(task.id, "extracting", batch=index + 1)
+    events.task_progress(task.id, "extracting", state="running", batch=index + 1)
     table = number_passages(batch)
     if not table:
         return {}
@@ -146,22 +149,23 @@ async def extract(state: ExtractInput, runtime: Runtime[ResearchContext]) -> dic
         task, state["anchor"], render_numbered(batch, table), state["language"]
     )
     step = await ask(ctx.llm, "extract", schema, messages)
-    for w in step.warnings:
-        events.warning(w)
-    evidence = []
-    if step.value is not None:
-        pages = await asyncio.to_thread(_pages_of, ctx, batch)
-        evidence = evidence_from_findings(
-            step.value.findings,  # type: ignore[attr-defined]
-            table,
-            batch,
-            pages,
-            task_id=task.id,
-            id_prefix=f"{task.id}-b{index + 1}",
-            anchor=state["anchor"],
-            settings=ctx.settings,
-        )
-    return {"evidence": evidence, "task_warnings": step.warnings, "llm_calls": step.counts()}
+    if step.value is None:
+        reason = "; ".join(step.warnings) or "extract: no valid answer"
+        message = f"task '{task.title}', extraction batch {index + 1}: {reason}"
+        events.task_progress(task.id, "failed", state="error", batch=index + 1, error=message)
+        raise LLMOutputError(message)
+    pages = await asyncio.to_thread(_pages_of, ctx, batch)
+    evidence = evidence_from_findings(
+        step.value.findings,  # type: ignore[attr-defined]
+        table,
+        batch,
+        pages,
+        task_id=task.id,
+        id_prefix=f"{task.id}-b{index + 1}",
+        anchor=state["anchor"],
+        settings=ctx.settings,
+    )
+    return {"evidence": evidence, "llm_calls": step.counts()}
 
 
 def _pages_of(ctx: ResearchContext, batch: Sequence[Passage]) -> dict[tuple[str, str], list[PageText]]:
