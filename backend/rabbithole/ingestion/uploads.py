@@ -1,12 +1,14 @@
 """Where uploaded PDFs are kept: ``data_dir/uploads/<collection's store name>/<safe file name>``.
 
-The client's file name is reduced to a safe base name (no folders, no control characters, a .pdf suffix),
-the folder name comes from the collection name's store slug, and every path is checked to lie inside the
+The client's file name is reduced to a safe base name (no folders, no control characters, a .pdf suffix, at
+most NAME_BYTES bytes of UTF-8 so that the temporary name written first fits the file system too), the folder
+name comes from the collection name's store slug, and every path is checked to lie inside the
 uploads folder: no client-supplied path reaches the file system. The type is told by the content (a PDF
 header), never by the name."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 import unicodedata
 from pathlib import Path
@@ -16,8 +18,16 @@ from rabbithole.store.chroma_store import chroma_collection_name
 #: A PDF starts with this, possibly after some junk bytes (readers accept it within the first KiB).
 PDF_MAGIC = b"%PDF-"
 MAGIC_WINDOW = 1024
-MAX_NAME = 120
-_UNSAFE = re.compile(r"[\x00-\x1f\x7f/\\:*?\"<>|]+")
+#: File systems allow 255 bytes per name; the upload is written as ".<name>.partial" first.
+PARTIAL_PREFIX = "."
+PARTIAL_SUFFIX = ".partial"
+NAME_BYTES = 255 - len(PARTIAL_PREFIX) - len(PARTIAL_SUFFIX)
+SUFFIX = ".pdf"
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f/\\:*?\"<>|\ud800-\udfff]+")
+#: Characters that belong to the character before them (a cut never separates them from it): the zero
+#: width joiner of emoji sequences, variation selectors, skin-tone modifiers and tag characters (marks are
+#: told by their category).
+_JOINED = re.compile("[\u200d\ufe00-\ufe0f\U0001f3fb-\U0001f3ff\U000e0020-\U000e007f]")
 
 
 def is_pdf(head: bytes) -> bool:
@@ -30,9 +40,35 @@ def safe_file_name(client_name: str | None) -> str:
     name = unicodedata.normalize("NFC", client_name or "")
     name = re.split(r"[/\\]", name)[-1]
     name = _UNSAFE.sub("_", name).strip(" .")
-    stem = name[:-4] if name.lower().endswith(".pdf") else name
-    stem = stem[: MAX_NAME - 4].strip(" .") or "upload"
-    return f"{stem}.pdf"
+    stem = name[: -len(SUFFIX)] if name.lower().endswith(SUFFIX) else name
+    stem = cut_to_bytes(stem, NAME_BYTES - len(SUFFIX)).strip(" .") or "upload"
+    return f"{stem}{SUFFIX}"
+
+
+def cut_to_bytes(text: str, limit: int) -> str:
+    """The longest start of ``text`` (NFC) that takes at most ``limit`` bytes of UTF-8, cut between
+    characters and never inside a character sequence (a base and its combining marks, an emoji with its
+    joiners, modifiers and selectors)."""
+    if len(text.encode()) <= limit:
+        return text
+    end = 0
+    size = 0
+    for index, char in enumerate(text):
+        size += len(char.encode())
+        if size > limit:
+            break
+        if not _continues(text, index + 1):
+            end = index + 1
+    return text[:end]
+
+
+def _continues(text: str, index: int) -> bool:
+    """Whether the character at ``index`` belongs to the one before it (no cut between them)."""
+    if index >= len(text):
+        return False
+    char = text[index]
+    joined = unicodedata.category(char).startswith("M") or _JOINED.match(char) is not None
+    return joined or text[index - 1] == "\u200d"
 
 
 class UploadFolder:
@@ -45,12 +81,18 @@ class UploadFolder:
         return self.root / chroma_collection_name(collection)
 
     def save(self, collection: str, file_name: str, content: bytes) -> Path:
-        """Write one upload (replacing an earlier one of that name); its path."""
+        """Write one upload (replacing an earlier one of that name); its path. OSError when it cannot be
+        written (nothing of it is left then)."""
         path = self._inside(collection, safe_file_name(file_name))
         path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_name(f".{path.name}.partial")
-        partial.write_bytes(content)
-        partial.replace(path)
+        partial = path.with_name(f"{PARTIAL_PREFIX}{path.name}{PARTIAL_SUFFIX}")
+        try:
+            partial.write_bytes(content)
+            partial.replace(path)
+        except OSError:
+            with contextlib.suppress(OSError):
+                partial.unlink(missing_ok=True)  # no half-written file stays behind
+            raise
         return path
 
     def find(self, collection: str, file_name: str) -> Path | None:

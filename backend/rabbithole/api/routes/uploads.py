@@ -1,10 +1,12 @@
 """Uploading PDFs into a collection (an ingestion job with progress) and serving a document's PDF.
 
-Each file of a batch is checked on its own (a PDF by its content, within ingestion.max_file_mb): a bad file
-is reported as rejected and the others are kept and ingested."""
+Each file of a batch is checked and stored on its own (a PDF by its content, within ingestion.max_file_mb): a
+bad file, or one that cannot be written, is reported as rejected and the others are kept and ingested."""
 
 from __future__ import annotations
 
+import logging
+from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, File, UploadFile
@@ -15,10 +17,11 @@ from rabbithole.api.deps import JobsDep, ServicesDep
 from rabbithole.api.errors import responses
 from rabbithole.api.jobs import IngestJob, JobFile
 from rabbithole.api.routes.documents import DocumentId
-from rabbithole.core.errors import DocumentNotFoundError, InvalidRequestError
+from rabbithole.core.errors import DocumentNotFoundError, InvalidRequestError, StoreError
 from rabbithole.ingestion.uploads import is_pdf, safe_file_name
 from rabbithole.services import Services
 
+log = logging.getLogger(__name__)
 router = APIRouter(tags=["documents"])
 
 PDF_RESPONSES: dict[int | str, dict[str, Any]] = {
@@ -40,7 +43,8 @@ async def upload_documents(
     jobs: JobsDep,
 ) -> IngestJob:
     """Store the PDFs and ingest them in the background; follow the job at GET /api/jobs/{id}. Files that
-    are not PDFs (by content) or too large are listed as rejected; 422 when no file is left."""
+    are not PDFs (by content), too large or that cannot be stored are listed as rejected; 422 when no file
+    is a PDF within the size limit, 503 when none could be stored."""
     await run_in_threadpool(services.catalog.require_collection, name)
     limit = int(services.settings.ingestion.max_file_mb * 1024 * 1024)
     accepted: dict[str, bytes] = {}
@@ -59,10 +63,19 @@ async def upload_documents(
     if not accepted:
         reasons = "; ".join(f"{f.file_name}: {f.reason}" for f in rejected)
         raise InvalidRequestError(f"no file of the upload can be ingested ({reasons})")
-    stored = [
-        (file_name, await run_in_threadpool(services.uploads.save, name, file_name, content))
-        for file_name, content in accepted.items()
-    ]
+    stored: list[tuple[str, Path]] = []
+    for file_name, content in accepted.items():
+        try:
+            stored.append(
+                (file_name, await run_in_threadpool(services.uploads.save, name, file_name, content))
+            )
+        except OSError as exc:  # each file on its own: one that cannot be written loses no other
+            log.warning("upload %r of collection %r not stored: %s", file_name, name, exc)
+            reason = f"could not be stored ({exc.strerror or type(exc).__name__})"
+            rejected.append(JobFile(file_name=file_name, status="rejected", reason=reason))
+    if not stored:
+        reasons = "; ".join(f"{f.file_name}: {f.reason}" for f in rejected)
+        raise StoreError(f"no file of the upload could be stored ({reasons})")
     return jobs.start(services, name, services.uploads.folder(name), stored, rejected)
 
 
