@@ -47,8 +47,12 @@ $(WEB_BUILD): $(NPM_STAMP) $(WEB_SOURCES)
 	$(NPM) run build
 	touch $(WEB_BUILD)
 
+# `rabbithole ingest` exits 3 when some files could not be read: it lists them, ingests the rest, and the
+# server starts and shows them (README, "Exit codes"); any other failure (settings, store, model) stops make.
+KB ?= kb
+
 ingest: setup
-	$(BIN)/rabbithole ingest kb
+	$(BIN)/rabbithole ingest $(KB) || { code=$$?; test $$code -eq 3 || exit $$code; }
 
 run: ingest web
 	$(BIN)/rabbithole serve --host $(HOST) --port $(PORT)

@@ -70,6 +70,12 @@ def register(app: typer.Typer) -> None:
                 report = pipeline.ingest(path, collection=collection, reindex=reindex, progress=on_event)
         _print_report(report)
         if report.failed:
+            count = len(report.failed)
+            typer.echo(
+                f"{count} file{'s' if count > 1 else ''} could not be ingested (listed above); the rest is "
+                f"ingested (exit code {EXIT_PARTIAL})",
+                err=True,
+            )
             raise typer.Exit(code=EXIT_PARTIAL)
 
 
