@@ -15,6 +15,7 @@ from fixtures.api_server import serving, wait_ready
 from rabbithole.api.main import create_app
 from rabbithole.api.security import host_name
 from rabbithole.core.config import load_settings
+from rabbithole.core.errors import ConfigurationError
 
 TOKEN = "s3cret-token-for-tests"
 ORIGIN = "http://localhost:5173"
@@ -119,3 +120,30 @@ def test_large_bodies_are_refused(guarded: str) -> None:
         files={"files": ("a.pdf", b"%PDF-" + b"z" * 20_000, "application/pdf")},
     )
     assert upload.status_code == 413
+
+
+@pytest.mark.parametrize("token", [" ", "\t\n", "short-token", " fifteen-chars-x "])
+def test_a_short_or_blank_token_is_a_settings_error(token: str) -> None:
+    with pytest.raises(ConfigurationError, match="RABBITHOLE_SERVER__TOKEN.*too easy to guess"):
+        load_settings(server={"token": token})
+
+
+def test_a_token_is_taken_without_surrounding_whitespace() -> None:
+    assert load_settings(server={"token": f"  {TOKEN}\n"}).server.token == TOKEN
+    assert load_settings(server={"token": ""}).server.token == ""  # no token (loopback only)
+
+
+def test_serve_refuses_a_public_address_with_a_one_space_token(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "rabbithole", "serve", "--host", "0.0.0.0", "--port", "1"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={
+            "PATH": "/usr/bin:/bin",
+            "RABBITHOLE_STORAGE__DATA_DIR": str(tmp_path / "data"),
+            "RABBITHOLE_SERVER__TOKEN": " ",
+        },
+    )
+    assert done.returncode == 78, done.stderr
+    assert "RABBITHOLE_SERVER__TOKEN" in done.stderr and "only whitespace" in done.stderr

@@ -40,8 +40,8 @@ def setting_exists(variable: str) -> bool:
 
 def default_of(value: str) -> str:
     """A compose value with `${VAR:-default}` / `${VAR:?message}` replaced as compose would without VAR
-    (the required one by a placeholder)."""
-    value = re.sub(r"\$\{[A-Z_]+:\?[^}]*\}", "required", value)
+    (the required one by a placeholder as long as a token must be)."""
+    value = re.sub(r"\$\{[A-Z_]+:\?[^}]*\}", "required-value-placeholder", value)
     return re.sub(r"\$\{[A-Z_]+:-([^}]*)\}", r"\1", value)
 
 

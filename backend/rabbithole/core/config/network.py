@@ -55,6 +55,10 @@ class LLMSettings(BaseModel):
         raise ConfigurationError("llm.base_url is required when llm.provider is 'openai'")
 
 
+#: The shortest server.token accepted (after stripping surrounding whitespace).
+MIN_TOKEN_LENGTH = 16
+
+
 class ServerSettings(BaseModel):
     """The HTTP API (`rabbithole serve`): where it listens and who may talk to it."""
 
@@ -68,7 +72,7 @@ class ServerSettings(BaseModel):
         "",
         description="Token every API request must carry: `Authorization: Bearer TOKEN`, or the session "
         "cookie the web app gets from POST /api/session; empty: none. Required when server.host is not a "
-        "loopback address.",
+        f"loopback address. At least {MIN_TOKEN_LENGTH} characters (surrounding whitespace is not counted).",
     )
     allowed_hosts: list[str] = Field(
         [],
@@ -105,6 +109,18 @@ class ServerSettings(BaseModel):
     @classmethod
     def _strip(cls, value: str) -> str:
         return value.strip()
+
+    @field_validator("token")
+    @classmethod
+    def _long_token(cls, value: str) -> str:
+        token = value.strip()
+        if value and len(token) < MIN_TOKEN_LENGTH:
+            what = f"{len(token)} characters" if token else "only whitespace"
+            raise ValueError(
+                f"the token is {what}, too easy to guess: use at least {MIN_TOKEN_LENGTH} characters "
+                "(e.g. `openssl rand -hex 32`), or leave it empty for no token"
+            )
+        return token
 
     @field_validator("root_path")
     @classmethod
