@@ -124,7 +124,7 @@ def test_large_bodies_are_refused(guarded: str) -> None:
 
 @pytest.mark.parametrize("token", [" ", "\t\n", "short-token", " fifteen-chars-x "])
 def test_a_short_or_blank_token_is_a_settings_error(token: str) -> None:
-    with pytest.raises(ConfigurationError, match="RABBITHOLE_SERVER__TOKEN.*too easy to guess"):
+    with pytest.raises(ConfigurationError, match=r"RABBITHOLE_SERVER__TOKEN.*too easy to guess"):
         load_settings(server={"token": token})
 
 
