@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from rabbithole.cli.errors import handle_errors
+from rabbithole.cli.run_ids import resolve_run_id
 from rabbithole.core.errors import InvalidRequestError, RunStateError
 
 if TYPE_CHECKING:  # the terminal's modules (and rich) are imported when a report runs: fast CLI start-up
@@ -41,6 +42,7 @@ def _report(
     from rabbithole.cli.run_terminal import NewRun, run_in_terminal
 
     console = Console(stderr=True, soft_wrap=True)
+    resume = resolve_run_id(resume) if resume else None  # a unique start of the id will do
     new = None if resume else NewRun(topic or "", collections, "report", overrides)
     return asyncio.run(
         run_in_terminal("report", new, resume, _answer(yes, console), ReportProgress(console), console)
@@ -62,7 +64,9 @@ def register(app: typer.Typer) -> None:
         ),
         yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask: approve the outline as proposed."),
         resume: str | None = typer.Option(
-            None, "--resume", help="Continue a report run that stopped or waits."
+            None,
+            "--resume",
+            help="Continue a report run that stopped or waits: its id, or a unique start of it.",
         ),
         as_json: bool = typer.Option(False, "--json", help="Print the result as one JSON object."),
         as_markdown: bool = typer.Option(False, "--markdown", help="Print the report as Markdown."),

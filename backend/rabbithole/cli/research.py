@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from rabbithole.cli.errors import handle_errors
+from rabbithole.cli.run_ids import resolve_run_id
 from rabbithole.core.config import load_settings
 from rabbithole.core.errors import InvalidRequestError
 
@@ -32,6 +33,7 @@ def _research(
     from rabbithole.cli.run_terminal import NewRun, run_in_terminal
 
     console = Console(stderr=True, soft_wrap=True)
+    resume = resolve_run_id(resume) if resume else None  # a unique start of the id will do
     new = None if resume else NewRun(question or "", collections, mode, overrides)  # type: ignore[arg-type]
     return asyncio.run(
         run_in_terminal(
@@ -57,7 +59,9 @@ def register(app: typer.Typer) -> None:
         yes: bool = typer.Option(
             False, "--yes", "-y", help="Do not ask: end clarification, approve the plan."
         ),
-        resume: str | None = typer.Option(None, "--resume", help="Continue a run that stopped or waits."),
+        resume: str | None = typer.Option(
+            None, "--resume", help="Continue a run that stopped or waits: its id, or a unique start of it."
+        ),
         as_json: bool = typer.Option(False, "--json", help="Print the result as one JSON object."),
         as_markdown: bool = typer.Option(False, "--markdown", help="Print the report as Markdown."),
         docx: Path | None = typer.Option(
@@ -106,7 +110,8 @@ def register(app: typer.Typer) -> None:
         limit: int = typer.Option(20, "--limit", "-n", min=1, max=1000, help="How many (newest first)."),
         as_json: bool = typer.Option(False, "--json", help="JSON output."),
     ) -> None:
-        """List research runs."""
+        """List research runs, newest first, with their whole ids (`--resume` takes one, or a unique start
+        of it)."""
         from rabbithole.research.registry import RunRegistry
 
         settings = load_settings()
@@ -119,12 +124,7 @@ def register(app: typer.Typer) -> None:
         if as_json:
             typer.echo(json.dumps([r.model_dump(mode="json") for r in rows], ensure_ascii=False, indent=2))
             return
-        from rich.console import Console
-        from rich.table import Table
+        from rabbithole.cli.run_list import run_lines
 
-        table = Table(show_header=True, header_style="bold")
-        for column in ("run", "status", "phase", "created", "question"):
-            table.add_column(column)
-        for r in rows:
-            table.add_row(r.run_id, r.status, r.phase, r.created_at.isoformat()[:19], r.question)
-        Console().print(table)
+        for line in run_lines(rows):
+            typer.echo(line)

@@ -180,6 +180,17 @@ class RunRegistry:
         with self._sessions() as session:
             return [_record(row, with_result=False) for row in session.scalars(query).all()]
 
+    def ids_starting_with(self, prefix: str, limit: int = 10) -> Sequence[str]:
+        """The ids of runs that start with ``prefix`` (at most ``limit``, newest first)."""
+        query = (
+            select(RunRow.id)
+            .where(RunRow.id.startswith(prefix, autoescape=True))
+            .order_by(RunRow.seq.desc())
+            .limit(limit)
+        )
+        with self._sessions() as session:
+            return list(session.scalars(query).all())
+
     def count(self, *, status: Sequence[str] | None = None) -> int:
         query = select(func.count()).select_from(RunRow)
         if status:
