@@ -14,13 +14,16 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy.exc import OperationalError
 
 from fixtures.api_server import serving
 from fixtures.run_kb import RUN_COLLECTION
 from rabbithole.api.main import create_app
+from rabbithole.api.runs.service import RunService
 from rabbithole.core.config import Settings
 from rabbithole.devtools.fake_ollama import FakeOllama
 from rabbithole.research.event_log import RunEventLog
+from rabbithole.research.registry import RunRegistry
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(300)]
 
@@ -125,20 +128,70 @@ async def test_a_valid_answer_without_facts_is_a_done_run_without_evidence(
 
 
 @contextmanager
-def failing_event_writes(after: int) -> Iterator[None]:
-    """RunEventLog.append raises sqlite's "database or disk is full" from its ``after``-th call on."""
-    original = RunEventLog.append
-    calls = 0
+def full_disk_from(event_type: str) -> Iterator[dict[str, bool]]:
+    """From the first ``event_type`` event on, every write of a run's events and of the run registry raises
+    sqlite's "database or disk is full" (as SQLAlchemy wraps it), until the block ends or ``state["full"]``
+    is set to False (space freed)."""
+    original_append, original_update = RunEventLog.append, RunRegistry.update
+    state = {"full": False}
 
-    def append(self: RunEventLog, run_id: str, event_type: str, data: dict[str, Any]) -> Any:
-        nonlocal calls
-        calls += 1
-        if calls > after:
-            raise sqlite3.OperationalError("database or disk is full")
-        return original(self, run_id, event_type, data)
+    def refuse() -> None:
+        raise OperationalError("INSERT ...", {}, sqlite3.OperationalError("database or disk is full"))
+
+    def append(self: RunEventLog, run_id: str, kind: str, data: dict[str, Any]) -> Any:
+        if kind == event_type and "freed" not in state:
+            state["full"] = True
+        if state["full"]:
+            refuse()
+        return original_append(self, run_id, kind, data)
+
+    def update(self: RunRegistry, run_id: str, **fields: Any) -> None:
+        if state["full"]:
+            refuse()
+        original_update(self, run_id, **fields)
 
     RunEventLog.append = append  # type: ignore[method-assign]
+    RunRegistry.update = update  # type: ignore[method-assign]
     try:
-        yield
+        yield state
     finally:
-        RunEventLog.append = original  # type: ignore[method-assign]
+        RunEventLog.append = original_append  # type: ignore[method-assign]
+        RunRegistry.update = original_update  # type: ignore[method-assign]
+
+
+async def test_a_full_disk_ends_the_run_in_error_and_its_streams(
+    run_kb: Settings, fake_ollama: FakeOllama
+) -> None:
+    research = run_kb.research.model_copy(update={"run_lease_s": 3.0})  # retries every second
+    settings = run_kb.model_copy(update={"llm": fake_ollama.settings(), "research": research})
+    app = create_app(settings)
+    with full_disk_from("task_progress") as disk, serving(app) as url:
+        async with httpx.AsyncClient(base_url=url, timeout=60) as client:
+            run_id = (await client.post("/api/runs", json=QUICK)).json()["run_id"]
+            # the stream ends (a guard, not a timing: a stream that never ends fails here)
+            events = await asyncio.wait_for(stream_to_end(client, run_id), 120)
+            assert events[-1][0] == "error", events[-3:]
+            assert "disk is full" in events[-1][1]["message"]
+            statuses = [data["status"] for kind, data in events if kind == "status"]
+            assert statuses[-1] == "error"
+
+            detail = (await client.get(f"/api/runs/{run_id}")).json()
+            assert detail["run"]["status"] == "error", detail["run"]
+            error = detail["run"]["error"] or ""
+            assert "disk is full" in error and f"POST /api/runs/{run_id}/resume" in error
+            late = await asyncio.wait_for(stream_to_end(client, run_id), 60)  # connects after the end
+            assert late[-1][0] == "error" and late[-1][1]["seq"] == events[-1][1]["seq"]
+
+            service: RunService = app.state.runs
+            assert service.registry.get(run_id).status == "running"  # nothing could be written yet
+            disk["full"], disk["freed"] = False, True  # space freed: the kept status and events are written
+            while service.registry.get(run_id).status != "error" or service.unsaved_events(run_id, 0):
+                await asyncio.sleep(0.1)
+            stored = service.events.after(run_id)
+            assert [e.seq for e in stored] == list(range(1, len(stored) + 1))
+            assert stored[-1].type == "error" and stored[-1].seq == events[-1][1]["seq"]
+            assert service.registry.get(run_id).error == error
+
+            assert (await client.post(f"/api/runs/{run_id}/resume", json={})).status_code == 202
+            done = await wait_for(client, run_id, "done")
+            assert done["result"]["sources"] and done["run"]["error"] is None

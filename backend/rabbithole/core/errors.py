@@ -89,6 +89,13 @@ class StoreError(RabbitholeError):
     exit_code = 74  # EX_IOERR
 
 
+class StorageFullError(StoreError):
+    """The disk under the data directory is full (SQLite's "database or disk is full", ENOSPC): nothing more
+    can be written until space is freed."""
+
+    http_status = 507  # Insufficient Storage
+
+
 class LLMError(RabbitholeError):
     http_status = 502
     exit_code = 69

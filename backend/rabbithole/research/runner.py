@@ -17,10 +17,11 @@ import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from langgraph.types import Command
 
+from rabbithole.core.disk_full import disk_full_error
 from rabbithole.core.errors import InvalidRequestError, RabbitholeError, RunFailedError, RunStateError
 from rabbithole.embeddings.memo import TextVectors
 from rabbithole.research.context import ResearchContext, RunOverrides
@@ -28,6 +29,7 @@ from rabbithole.research.llm_step import merge_counts
 from rabbithole.research.models import ResearchResult, RunMode
 from rabbithole.research.registry import RunOrigin, RunRecord, RunRegistry
 from rabbithole.research.run import build_research_graph
+from rabbithole.research.unsaved_status import UnsavedStatuses
 
 if TYPE_CHECKING:
     from rabbithole.services import Services
@@ -61,6 +63,8 @@ class ResearchRunner:
         # (re)started plus what the run graph's steps reported since, so ``view`` of a running run needs
         # no checkpoint read
         self._live_calls: dict[str, dict[str, int]] = {}
+        # final statuses the registry could not take yet (a full disk): shown by ``view``, written later
+        self.unsaved = UnsavedStatuses(self.registry)
 
     async def graph(self, mode: RunMode = "interactive") -> Any:
         """The compiled graph of a mode: the research run, or report mode's graph."""
@@ -189,10 +193,11 @@ class ResearchRunner:
             if resume is not None:
                 raise RunStateError(f"run {run_id} does not wait for input")
             graph_input = None  # continue from the last checkpoint
-        self.registry.update(run_id, status="running", error=None)
         sink = on_event or (lambda _event: None)
         self._live_calls[run_id] = dict((snapshot.values or {}).get("llm_calls") or {})
         try:
+            self.registry.update(run_id, status="running", error=None)
+            self.unsaved.forget(run_id)
             async for namespace, mode, chunk in graph.astream(
                 graph_input, config, context=context, stream_mode=["custom", "updates"], subgraphs=True
             ):
@@ -207,30 +212,35 @@ class ResearchRunner:
                     elif chunk.get("type") == "language":
                         self.registry.update(run_id, language=str(chunk["language"]))
                     sink(chunk)
-        except asyncio.CancelledError:
-            self._live_calls.pop(run_id, None)
-            self.registry.update(run_id, status="cancelled", error="cancelled")
-            raise
-        except RabbitholeError as exc:
-            advice = resume_advice(record)
-            message = f"{exc}. The run can be resumed from its last checkpoint: {advice}"
-            if isinstance(exc, RunFailedError):
-                message = f"{exc} ({advice})"
-            self._live_calls.pop(run_id, None)
-            self.registry.update(run_id, status="error", error=message)
-            sink({"type": "error", "message": message})
-            raise RunFailedError(message) from exc
-        except Exception as exc:
-            message = f"internal error: {type(exc).__name__}: {exc}"
-            log.exception("run %s failed", run_id)
-            self._live_calls.pop(run_id, None)
-            self.registry.update(run_id, status="error", error=message)
-            sink({"type": "error", "message": message})
-            raise
-        try:
             return await self._settle(run_id, graph, config, sink)
+        except asyncio.CancelledError:
+            self.unsaved.record(run_id, "cancelled", "cancelled")
+            raise
+        except Exception as exc:
+            self._fail(record, exc, sink)
         finally:
             self._live_calls.pop(run_id, None)
+
+    def _fail(self, record: RunRecord, exc: Exception, sink: EventSink) -> NoReturn:
+        """End the run in its error state, whatever failed (a domain error, a full disk, a bug): the status
+        is written (or kept until it can be), the ``error`` event goes to the sink, and a RunFailedError
+        (resumable) or, for a bug, the exception itself is raised."""
+        known = exc if isinstance(exc, RabbitholeError) else disk_full_error(exc)
+        if known is None:
+            message = f"internal error: {type(exc).__name__}: {exc}"
+            log.error("run %s failed", record.id, exc_info=exc)
+        elif isinstance(known, RunFailedError):
+            message = f"{known} ({resume_advice(record)})"
+        else:
+            message = f"{known}. The run can be resumed from its last checkpoint: {resume_advice(record)}"
+        self.unsaved.record(record.id, "error", message)
+        try:
+            sink({"type": "error", "message": message})
+        except Exception:  # the sink's own trouble (a full disk again) must not hide the run's error
+            log.exception("run %s: its error event could not be delivered", record.id)
+        if known is None:
+            raise exc
+        raise RunFailedError(message) from exc
 
     @staticmethod
     def _input(record: RunRecord, context: ResearchContext) -> dict[str, Any]:
@@ -265,7 +275,7 @@ class ResearchRunner:
         return RunView(self.registry.get(run_id), result=result)
 
     async def view(self, run_id: str) -> RunView:
-        record = self.registry.get(run_id)
+        record = self.unsaved.overlay(self.registry.get(run_id))
         if record.status == "done":
             return RunView(record, result=record.result)
         live = self._live_calls.get(run_id)

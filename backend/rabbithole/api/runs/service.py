@@ -26,15 +26,17 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from rabbithole.api.runs.broker import EventBroker
+from rabbithole.api.runs.endings import UnsavedEndings
 from rabbithole.api.runs.progress import PROGRESS_TYPES, RunProgress
 from rabbithole.api.runs.schemas import ResumeBody, check_fits
-from rabbithole.core.errors import RabbitholeError, RunFailedError, RunStateError
+from rabbithole.core.disk_full import disk_full_error
+from rabbithole.core.errors import RabbitholeError, RunStateError
 from rabbithole.research.context import RunOverrides
 from rabbithole.research.event_log import RunEvent, RunEventLog
 from rabbithole.research.models import RunMode, RunStatus
 from rabbithole.research.registry import RunRecord, RunRegistry
 from rabbithole.research.run_lease import RunLeases, process_owner
-from rabbithole.research.runner import ResearchRunner
+from rabbithole.research.runner import ResearchRunner, resume_advice
 
 if TYPE_CHECKING:
     from rabbithole.services import Services
@@ -60,6 +62,7 @@ class RunService:
         self.registry: RunRegistry = services.runs
         self.events: RunEventLog = services.run_events
         self.broker = EventBroker()
+        self.endings = UnsavedEndings(self.events, self.broker)
         self.limit = services.settings.research.max_running_runs
         self._waiting: deque[_Job] = deque()
         self._active: dict[str, asyncio.Task[None]] = {}
@@ -101,9 +104,12 @@ class RunService:
             self._submit(_Job(record.id, None))
 
     async def _adopt_forever(self) -> None:
-        """Every third of the lease: take over the runs of processes that died."""
+        """Every third of the lease: write what a full disk kept in memory (final statuses and events), and
+        take over the runs of processes that died."""
         while True:
             await asyncio.sleep(self.lease_s / 3)
+            self.runner.unsaved.retry()
+            self.endings.retry()
             try:
                 await self._adopt(expired_only=True)
             except Exception:  # a locked database, a run deleted meanwhile: the next round tries again
@@ -153,6 +159,8 @@ class RunService:
                 raise
             resume = body.model_dump(mode="json") if interrupt is not None else None
             self.registry.update(run_id, status="queued", error=None)
+            self.runner.unsaved.forget(run_id)
+            self.endings.forget(run_id)
             self._status(run_id, "queued", update=False)
             self._submit(_Job(run_id, resume))
             return self.registry.get(run_id, with_result=False)
@@ -169,6 +177,8 @@ class RunService:
                 task.cancel()
                 await asyncio.wait({task})
             self.registry.update(run_id, status="cancelled", error="cancelled")
+            self.runner.unsaved.forget(run_id)
+            self.endings.forget(run_id)
             self._status(run_id, "cancelled", update=False)
             self._emit(run_id, "done", {"status": "cancelled"})
             return self.registry.get(run_id, with_result=False)
@@ -223,52 +233,100 @@ class RunService:
             self._active[job.run_id] = task
             task.add_done_callback(partial(self._finished, job.run_id))
 
-    def _finished(self, run_id: str, _task: asyncio.Task[None]) -> None:
+    def _finished(self, run_id: str, task: asyncio.Task[None]) -> None:
         self._active.pop(run_id, None)
         self._progress.pop(run_id, None)
+        if not task.cancelled() and task.exception() is not None:  # _execute ends runs; a last guard
+            log.error("run %s: its task failed", run_id, exc_info=task.exception())
         if not self.busy(run_id):
-            self.leases.release(run_id)
+            try:
+                self.leases.release(run_id)
+            except Exception:  # a full disk: the lease expires on its own
+                log.exception("run %s: its lease could not be released", run_id)
         self._pump()
 
     async def _execute(self, job: _Job) -> None:
+        """Execute the job. Whatever escapes it (a full disk, a bug) ends the run in ``error`` with the
+        reason (``_end_in_error``): never a run left ``running`` or an exception nobody retrieves."""
         run_id = job.run_id
-        saw_error = False
-        if not self.leases.claim(run_id):
-            log.error("run %s: another process holds its lease; not executed here", run_id)
-            return
+        ended = False  # the run's error event went out
 
         def sink(event: dict[str, Any]) -> None:
-            nonlocal saw_error
+            nonlocal ended
             kind = str(event.get("type", "event"))
+            if kind == "error":
+                ended = True
+                self._end_in_error(run_id, str(event.get("message", "")))
+                return
             if kind == "interrupt":
                 self._status(run_id, "waiting_for_input")
-            elif kind == "error":
-                saw_error = True
-                self._status(run_id, "error")
             elif kind == "done":
                 self._status(run_id, "done")
             self._emit(run_id, kind, event)
             if kind == "phase":
                 self._changed(run_id)
 
-        self._progress[run_id] = self._stored_progress(run_id)
-        self._status(run_id, "running", update=False)
         try:
+            if not self.leases.claim(run_id):
+                log.error("run %s: another process holds its lease; not executed here", run_id)
+                return
+            self._progress[run_id] = self._stored_progress(run_id)
+            self._status(run_id, "running", update=False)
             await self.runner.advance(run_id, job.resume, on_event=sink)
         except asyncio.CancelledError:
             if self._closing:  # the server stops: the run continues at the next start
-                self.registry.update(run_id, status="queued", error=None)
+                self.runner.unsaved.record(run_id, "queued", None)
             raise  # a client's cancel: recorded by cancel()
-        except RunFailedError:
-            pass  # the runner recorded the error and emitted it
-        except Exception as exc:  # a run that cannot start (collection gone) or an internal error
-            if not isinstance(exc, RabbitholeError):
-                log.exception("run %s failed", run_id)
-            if not saw_error:
-                message = str(exc) if isinstance(exc, RabbitholeError) else f"internal error: {exc!r}"
-                self.registry.update(run_id, status="error", error=message)
-                self._status(run_id, "error")
-                self._emit(run_id, "error", {"message": message})
+        except Exception as exc:  # a run that cannot start (collection gone), a full disk, a bug
+            if not ended:
+                if not isinstance(exc, RabbitholeError) and disk_full_error(exc) is None:
+                    log.exception("run %s failed", run_id)
+                self._end_in_error(run_id, self._failure_message(run_id, exc))
+
+    def _failure_message(self, run_id: str, exc: Exception) -> str:
+        if isinstance(exc, RabbitholeError):
+            return str(exc)
+        full = disk_full_error(exc)
+        if full is None:
+            return f"internal error: {exc!r}"
+        try:
+            advice = resume_advice(self.registry.get(run_id, with_result=False))
+        except Exception:
+            advice = f"POST /api/runs/{run_id}/resume"
+        return f"{full}. The run can be resumed from its last checkpoint: {advice}"
+
+    def _end_in_error(self, run_id: str, message: str) -> None:
+        """The run ends in ``error`` with ``message``, whatever else fails; never raises. Its status is
+        written, or kept in memory (shown by GET, written later); its ``status`` and ``error`` events are
+        persisted, or published from memory (kept for streams that connect later, persisted later), so
+        every client learns it and every stream ends."""
+        self.runner.unsaved.record(run_id, "error", message)
+        try:
+            phase = self.registry.get(run_id, with_result=False).phase
+        except Exception:
+            phase = ""
+        self._emit_or_keep(run_id, "status", {"status": "error", "phase": phase, "error": message})
+        self._emit_or_keep(run_id, "error", {"message": message})
+        self.broker.publish_change({"change": "status", "run_id": run_id, "status": "error", "phase": phase})
+
+    def _emit_or_keep(self, run_id: str, kind: str, data: dict[str, Any]) -> None:
+        try:
+            self._emit(run_id, kind, data)
+            return
+        except Exception:
+            log.exception("run %s: its %s event could not be persisted; published from memory", run_id, kind)
+        live = self._progress.get(run_id)
+        try:
+            last = live.last_seq if live is not None else self.events.last_seq(run_id)
+        except Exception:
+            last = 0
+        event = self.endings.publish(run_id, kind, data, last_seq=last)
+        if live is not None:
+            live.add(event)
+
+    def unsaved_events(self, run_id: str, after: int) -> list[RunEvent]:
+        """The run's final events that could not be persisted yet, numbered above ``after``."""
+        return self.endings.after(run_id, after)
 
     # -- events --------------------------------------------------------------------------------------
 

@@ -116,6 +116,11 @@ async def follow(service: RunService, run_id: str, after: int) -> AsyncIterator[
         for event in backlog:
             last = event.seq
             yield _sse(event)
+        for event in service.unsaved_events(run_id, last):  # a final event a full disk kept in memory
+            last = event.seq
+            yield _sse(event)
+            if event.type in TERMINAL:
+                return
         latest = service.events.latest(run_id)
         if latest is not None and latest.type in TERMINAL and latest.seq <= last:
             return  # the client has the run's final event (a resume would have added more since)
