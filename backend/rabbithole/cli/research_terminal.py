@@ -45,8 +45,7 @@ class Progress:
                 )
         elif kind == "warning":
             c.print(f"  [yellow]warning:[/] {event['message']}", highlight=False)
-        elif kind == "error":
-            c.print(f"[bold red]error:[/] {event['message']}", highlight=False)
+        # an "error" event is not printed: the run raises it next, and the command prints it once as it exits
 
 
 def ask_clarification(console: Console, payload: dict[str, Any]) -> dict[str, str]:
@@ -92,7 +91,7 @@ def _show_plan(console: Console, tasks: list[dict[str, Any]]) -> None:
 
 
 PLAN_HELP = (
-    "Enter: approve · e N TEXT: rename task N · d N: remove task N · a TEXT: add a task · "
+    f"Enter or {END}: approve · e N TEXT: rename task N · d N: remove task N · a TEXT: add a task · "
     "m N M: move task N to M"
 )
 
@@ -106,6 +105,9 @@ def ask_plan(console: Console, payload: dict[str, Any]) -> dict[str, Any]:
     while True:
         _show_plan(console, tasks)
         command: str = typer.prompt(PLAN_HELP, default="", show_default=False, err=True).strip()
+        if command == END:  # typed once more after clarification ended: start the research, as Enter does
+            console.print(f"{END}: the plan is approved as shown", highlight=False)
+            break
         if not command:
             break
         try:

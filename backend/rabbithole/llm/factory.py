@@ -112,6 +112,9 @@ class LLMClient:
             weakref.WeakKeyDictionary()
         )
         self._missing: dict[str, float] = {}
+        #: the failure last warned about per model: a retry that fails alike is logged at debug level only,
+        #: until the model answers again
+        self._warned: dict[str, FailureKind] = {}
         self._lock = threading.Lock()
 
     # -- models ----------------------------------------------------------------------------
@@ -166,7 +169,9 @@ class LLMClient:
         if kind == "missing":
             self._missing[model] = time.monotonic()
         nxt = [n for n in self.model_names if n != model]
-        log.warning(
+        repeated = self._warned.get(model) == kind
+        self._warned[model] = kind
+        (log.debug if repeated else log.warning)(
             "model '%s' at %s: %s%s",
             model,
             self.base_url,
@@ -240,6 +245,7 @@ class LLMClient:
         raise unavailable_error(failures, provider=self.settings.provider, base_url=self.base_url)
 
     def _finish(self, fit: FitResult, reply: BaseMessage, model: str) -> AIMessage:
+        self._warned.pop(model, None)
         if not isinstance(reply, AIMessage):  # pragma: no cover - chat models answer AIMessages
             reply = AIMessage(content=reply.content, response_metadata=reply.response_metadata)
         reply.response_metadata.setdefault("model_name", model)
