@@ -15,7 +15,9 @@ def register(app: typer.Typer) -> None:
     @app.command()
     @handle_errors
     def collections(as_json: bool = typer.Option(False, "--json", help="JSON output.")) -> None:
-        """List collections, their documents and the files the last ingestion could not read."""
+        """List collections (how many documents and chunks, the embedding model) and the files the last
+        ingestion could not read, with the reason; `rabbithole registry -c NAME` lists a collection's
+        documents."""
         with open_services() as services:
             data: list[dict[str, Any]] = []
             for info in services.catalog.list_collections():
@@ -36,13 +38,13 @@ def register(app: typer.Typer) -> None:
             return
         from rich.console import Console  # rich where a command prints: the CLI starts without it
 
-        console = Console()
+        console = Console(soft_wrap=True)
         if not data:
             console.print("no collections yet: run `rabbithole ingest kb`")
         for c in data:
+            documents = f"{c['documents']} document{'' if c['documents'] == 1 else 's'}"
             console.print(
-                f"[bold]{c['name']}[/]: {c['documents']} documents, {c['chunks']} chunks "
-                f"({c['embedding_model']})",
+                f"[bold]{c['name']}[/]: {documents}, {c['chunks']} chunks ({c['embedding_model']})",
                 highlight=False,
             )
             for p in c["problems"]:

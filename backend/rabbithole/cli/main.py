@@ -15,6 +15,8 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    # click's plain help: typer's rich help shows a type (<bool>) beside flags, which take no value
+    rich_markup_mode=None,
 )
 
 
