@@ -574,6 +574,7 @@ async def measure_calls_and_time(
             speedup >= MIN_SPEEDUP,
             f"{best['serial'].seconds:.1f} s / {best['parallel'].seconds:.1f} s = {speedup:.2f}x "
             f"(concurrency {concurrency}, {len(best['parallel'].result.tasks)} tasks, best of {repeat})",
+            machine_dependent=True,
         )
     )
 

@@ -2,7 +2,7 @@
 
     python -m benchmarks.bench_search [--quick] [--size N] [--repeat N]
 
-Queries: the 32 questions of benchmarks/data/retrieval_dev.yaml. Each question is embedded once up front
+Queries: the questions of benchmarks/data/retrieval_dev.yaml. Each question is embedded once up front
 (that time is reported on its own); every search then gets its vector passed in (``query_vector``), so
 the latencies exclude the query embedding. Per query and repetition the modes run in turn, so a change in
 machine load hits all of them alike:
@@ -69,6 +69,8 @@ from rabbithole.core.models import Chunk, PageText, ParsedDocument
 P95_LIMIT_MS = 50.0
 BASELINE_FACTOR = 2.0
 K = 5
+#: passes over the dev questions in a full run (each pass searches every question in every mode)
+PASSES = 5
 GENERATOR_VERSION = "1"
 SYNTH_COLLECTION = "synthetic"
 CHUNKS_PER_DOCUMENT = 1000
@@ -313,10 +315,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--size", type=int, help="chunks of the generated collection (default 100000; quick 20000)"
     )
-    parser.add_argument("--repeat", type=int, help="passes over the 32 questions (default 5; quick 2)")
+    parser.add_argument(
+        "--repeat", type=int, help=f"passes over the dev questions (default {PASSES}; quick 2)"
+    )
     args = parser.parse_args(argv)
     size = args.size or (20_000 if args.quick else 100_000)
-    repeat = max(1, args.repeat or (2 if args.quick else 5))
+    repeat = max(1, args.repeat or (2 if args.quick else PASSES))
     kb = quick_kb() if args.quick else SAMPLE_DIR
 
     print(f"machine: {machine_info()}")
@@ -420,6 +424,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"hybrid p95 <= {P95_LIMIT_MS:.0f} ms, {name}",
                 hybrid.p95 <= P95_LIMIT_MS,
                 f"{hybrid.p95:.1f} ms",
+                machine_dependent=True,
             )
         )
         goals.append(
@@ -428,6 +433,7 @@ def main(argv: list[str] | None = None) -> int:
                 hybrid.p95 <= BASELINE_FACTOR * chroma.p95,
                 f"{hybrid.p95:.1f} ms vs {chroma.p95:.1f} ms = {hybrid.p95 / chroma.p95:.2f}x "
                 f"(p50: {hybrid.p50:.1f} vs {chroma.p50:.1f} ms = {hybrid.p50 / chroma.p50:.2f}x)",
+                machine_dependent=True,
             )
         )
     print()

@@ -179,11 +179,17 @@ def main(argv: list[str] | None = None) -> int:
             f"{size.gzip_kb:.1f} kB gzip (goal <= {BUNDLE_GOAL_KB:.0f}), pdf.js worker excluded",
         ),
         Goal(
+            "SSE events change the DOM",
+            bool(app.own),
+            f"{len(app.own)} events with their own DOM change, {app.unseen} never seen",
+        ),
+        Goal(
             "SSE event to DOM",
             bool(app.own) and app_own.p95 < LATENCY_GOAL_MS,
             f"p95 {app_own.p95:.1f} ms over {len(app.own)} events with their own DOM change "
             f"(goal < {LATENCY_GOAL_MS:.0f}; upper bound over all {app_upper.p95:.1f} ms); "
             f"baseline p95 {raw_own.p95:.1f} ms",
+            machine_dependent=True,
         ),
     ]
     return 0 if print_goals(goals) else 1

@@ -347,22 +347,47 @@ def _cell(value: object) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Goal:
+    """A benchmark's goal. A correctness goal (the default: events lost or out of order, a quote not
+    verbatim, a deterministic quality figure) fails the benchmark when it is missed. A ``machine_dependent``
+    one (a speed ratio against a baseline, a latency percentile: figures that move with the machine's load)
+    is reported beside its goal when missed, and does not fail the run."""
+
     name: str
     passed: bool
     detail: str
+    machine_dependent: bool = False
 
     @property
     def verdict(self) -> str:
-        return "PASS" if self.passed else "FAIL"
+        if self.passed:
+            return "PASS"
+        return "MISS" if self.machine_dependent else "FAIL"
+
+    @property
+    def fails_run(self) -> bool:
+        return not self.passed and not self.machine_dependent
+
+
+#: what a missed machine-dependent goal's line says
+MISSED_ON_LOAD = "not met on this machine's load: reported, not a failure"
 
 
 def print_goals(goals: Sequence[Goal], indicative: str | None = None) -> bool:
-    """Print one PASS/FAIL line per goal; True when all passed. ``indicative``: why the goals are only
-    indicative in this run (e.g. --quick on smaller data); printed with them."""
+    """Print one line per goal ([PASS], [FAIL], or [MISS] for a machine-dependent goal missed on this
+    machine's load); True when no correctness goal failed. ``indicative``: why the goals are only indicative
+    in this run (e.g. --quick on smaller data); printed with them."""
     print(f"goals (indicative only: {indicative}):" if indicative else "goals:")
     for goal in goals:
-        print(f"  [{goal.verdict}] {goal.name}: {goal.detail}")
-    return all(g.passed for g in goals)
+        note = f" ({MISSED_ON_LOAD})" if goal.verdict == "MISS" else ""
+        print(f"  [{goal.verdict}] {goal.name}: {goal.detail}{note}")
+    return not any(g.fails_run for g in goals)
+
+
+def print_figures(figures: Sequence[tuple[str, str]]) -> None:
+    """Figures reported beside the goals that are not goals themselves (a withdrawn goal's ratio)."""
+    print("figures (reported, not goals):")
+    for name, detail in figures:
+        print(f"  {name}: {detail}")
 
 
 def machine_info() -> str:
