@@ -9,12 +9,12 @@ import asyncio
 import json
 import sqlite3
 from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import asynccontextmanager, closing
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy.exc import OperationalError
 
 from fixtures.api_server import serving
 from fixtures.run_kb import RUN_COLLECTION
@@ -22,7 +22,6 @@ from rabbithole.api.main import create_app
 from rabbithole.api.runs.service import RunService
 from rabbithole.core.config import Settings
 from rabbithole.devtools.fake_ollama import FakeOllama
-from rabbithole.research.event_log import RunEventLog
 from rabbithole.research.registry import RunRegistry
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(300)]
@@ -65,8 +64,11 @@ async def wait_for(client: httpx.AsyncClient, run_id: str, *statuses: str) -> di
         await asyncio.sleep(0.05)
 
 
-async def stream_to_end(client: httpx.AsyncClient, run_id: str) -> list[tuple[str, dict[str, Any]]]:
-    """The run's event stream read until the server ends it: (type, data) of every event."""
+async def stream_to_end(
+    client: httpx.AsyncClient, run_id: str, on_event: Callable[[str, dict[str, Any]], None] | None = None
+) -> list[tuple[str, dict[str, Any]]]:
+    """The run's event stream read until the server ends it: (type, data) of every event, each also
+    handed to ``on_event`` as it arrives."""
     out: list[tuple[str, dict[str, Any]]] = []
     async with client.stream("GET", f"/api/runs/{run_id}/events") as response:
         assert response.status_code == 200
@@ -76,6 +78,8 @@ async def stream_to_end(client: httpx.AsyncClient, run_id: str) -> list[tuple[st
                 kind = line.split(":", 1)[1].strip()
             elif line.startswith("data:"):
                 out.append((kind, json.loads(line.split(":", 1)[1])))
+                if on_event is not None:
+                    on_event(*out[-1])
     return out
 
 
@@ -127,49 +131,71 @@ async def test_a_valid_answer_without_facts_is_a_done_run_without_evidence(
     assert any(r.schema_name == "Extraction" for r in fake_ollama.model_requests())
 
 
-@contextmanager
-def full_disk_from(event_type: str) -> Iterator[dict[str, bool]]:
-    """From the first ``event_type`` event on, every write of a run's events and of the run registry raises
-    sqlite's "database or disk is full" (as SQLAlchemy wraps it), until the block ends or ``state["full"]``
-    is set to False (space freed)."""
-    original_append, original_update = RunEventLog.append, RunRegistry.update
-    state = {"full": False}
+class FullDisk:
+    """A disk that fills up, in the catalog database itself (whoever writes, through whatever connection):
+    while ``fill()`` holds, every new run event and every change of a run's status, phase or error fails
+    with SQLite's "database or disk is full"; ``free()`` makes room again."""
 
-    def refuse() -> None:
-        raise OperationalError("INSERT ...", {}, sqlite3.OperationalError("database or disk is full"))
+    def __init__(self, catalog: Path) -> None:
+        self.catalog = catalog
+        RunRegistry(catalog).close()  # the run tables exist
+        with closing(sqlite3.connect(catalog)) as conn, conn:
+            conn.execute("CREATE TABLE test_full_disk (full INTEGER NOT NULL)")
+            conn.execute("INSERT INTO test_full_disk VALUES (0)")
+            for name, when in (
+                ("test_full_events", "BEFORE INSERT ON run_events"),
+                ("test_full_runs", "BEFORE UPDATE OF status, phase, error ON research_runs"),
+            ):
+                conn.execute(
+                    f"CREATE TRIGGER {name} {when} WHEN (SELECT full FROM test_full_disk) = 1 "
+                    "BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END"
+                )
 
-    def append(self: RunEventLog, run_id: str, kind: str, data: dict[str, Any]) -> Any:
-        if kind == event_type and "freed" not in state:
-            state["full"] = True
-        if state["full"]:
-            refuse()
-        return original_append(self, run_id, kind, data)
+    def _set(self, full: int) -> None:
+        with closing(sqlite3.connect(self.catalog, timeout=30)) as conn, conn:
+            conn.execute("UPDATE test_full_disk SET full = ?", (full,))
 
-    def update(self: RunRegistry, run_id: str, **fields: Any) -> None:
-        if state["full"]:
-            refuse()
-        original_update(self, run_id, **fields)
+    def fill(self) -> None:
+        self._set(1)
 
-    RunEventLog.append = append  # type: ignore[method-assign]
-    RunRegistry.update = update  # type: ignore[method-assign]
+    def free(self) -> None:
+        self._set(0)
+
+    def remove(self) -> None:
+        with closing(sqlite3.connect(self.catalog, timeout=30)) as conn, conn:
+            for statement in (
+                "DROP TRIGGER test_full_events",
+                "DROP TRIGGER test_full_runs",
+                "DROP TABLE test_full_disk",
+            ):
+                conn.execute(statement)
+
+
+@pytest.fixture
+def full_disk(run_kb: Settings) -> Iterator[FullDisk]:
+    disk = FullDisk(run_kb.storage.catalog_path)
     try:
-        yield state
+        yield disk
     finally:
-        RunEventLog.append = original_append  # type: ignore[method-assign]
-        RunRegistry.update = original_update  # type: ignore[method-assign]
+        disk.remove()
 
 
 async def test_a_full_disk_ends_the_run_in_error_and_its_streams(
-    run_kb: Settings, fake_ollama: FakeOllama
+    run_kb: Settings, fake_ollama: FakeOllama, full_disk: FullDisk
 ) -> None:
     research = run_kb.research.model_copy(update={"run_lease_s": 3.0})  # retries every second
     settings = run_kb.model_copy(update={"llm": fake_ollama.settings(), "research": research})
     app = create_app(settings)
-    with full_disk_from("task_progress") as disk, serving(app) as url:
+    with serving(app) as url:
         async with httpx.AsyncClient(base_url=url, timeout=60) as client:
             run_id = (await client.post("/api/runs", json=QUICK)).json()["run_id"]
+
+            def fill_in_the_dig(kind: str, _data: dict[str, Any]) -> None:
+                if kind == "task_progress":
+                    full_disk.fill()
+
             # the stream ends (a guard, not a timing: a stream that never ends fails here)
-            events = await asyncio.wait_for(stream_to_end(client, run_id), 120)
+            events = await asyncio.wait_for(stream_to_end(client, run_id, fill_in_the_dig), 120)
             assert events[-1][0] == "error", events[-3:]
             assert "disk is full" in events[-1][1]["message"]
             statuses = [data["status"] for kind, data in events if kind == "status"]
@@ -184,7 +210,7 @@ async def test_a_full_disk_ends_the_run_in_error_and_its_streams(
 
             service: RunService = app.state.runs
             assert service.registry.get(run_id).status == "running"  # nothing could be written yet
-            disk["full"], disk["freed"] = False, True  # space freed: the kept status and events are written
+            full_disk.free()  # the kept status and final events are written now
             while service.registry.get(run_id).status != "error" or service.unsaved_events(run_id, 0):
                 await asyncio.sleep(0.1)
             stored = service.events.after(run_id)
