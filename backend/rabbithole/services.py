@@ -18,7 +18,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from rabbithole.catalog.records import CollectionInfo
 from rabbithole.catalog.repository import Catalog
 from rabbithole.core.config import Settings
-from rabbithole.core.errors import CollectionExistsError, DocumentNotFoundError, NotFoundError
+from rabbithole.core.errors import (
+    CollectionExistsError,
+    DocumentNotFoundError,
+    NotFoundError,
+    RabbitholeError,
+)
 from rabbithole.ingestion.registry_file import REGISTRY_FILE
 from rabbithole.ingestion.registry_file import file_digest as _file_digest
 
@@ -27,6 +32,7 @@ from rabbithole.ingestion.registry_file import file_digest as _file_digest
 if TYPE_CHECKING:
     from rabbithole.embeddings.base import Embedder
     from rabbithole.ingestion.pipeline import IngestionPipeline
+    from rabbithole.ingestion.rebuild import RebuildReport
     from rabbithole.ingestion.uploads import UploadFolder
     from rabbithole.llm.factory import LLMClient
     from rabbithole.llm.tokens import TokenCounter
@@ -39,6 +45,7 @@ if TYPE_CHECKING:
     from rabbithole.research.registry import RunRegistry
     from rabbithole.retrieval.hybrid import HybridSearcher
     from rabbithole.store.chroma_store import ChromaStore
+    from rabbithole.store.write_locks import CollectionWriteLocks
     from rabbithole.web.searcher import WebSearcher
 
 log = logging.getLogger(__name__)
@@ -67,12 +74,16 @@ class Services:
         self._engines: dict[str, tuple[str, ReferenceEngine]] = {}
         self._checkpointer: Any = None
         self._checkpoint_conn: Any = None
+        self._shares_store = "store" in self._built  # the Services it shares with closes it
 
     def close(self) -> None:
         for name in ("runs", "run_events"):
             built = self._built.get(name)
             if built is not None:
                 built.close()
+        store = self._built.get("store")
+        if store is not None and not self._shares_store:
+            store.close()
         self.catalog.close()
 
     def __enter__(self) -> Services:
@@ -253,6 +264,7 @@ class Services:
             parser=AutoParser(self.settings.ingestion),
             embedder_factory=self.ingestion_embedder,
             release_embedder=self.release_ingestion_embedder,
+            write_lock=self.collection_writes.hold,
             store_factory=lambda: self.store,
             tokens_factory=lambda: self.tokens,
             on_collection_changed=self._collection_changed,
@@ -284,16 +296,24 @@ class Services:
         if isinstance(embedder, ChildProcessEmbedder):
             embedder.close()
 
-    def warm_up(self) -> None:
+    def warm_up(self) -> dict[str, str]:
         """Load what a search needs (the embedder, the search stack, each collection's vector handle and
-        BM25 index), so the first search after a start is as fast as the next."""
+        BM25 index), so the first search after a start is as fast as the next. A collection that cannot be
+        loaded (a damaged index, a model mismatch) does not stop the others: returns those, with the
+        reason (its searches report it again)."""
         searcher = self.searcher
         load = getattr(self.embedder, "load", None)  # a local model's weights and full tokenizer
         if callable(load):
             load()
         _ = self.embedder.embed_query("warm-up")
+        failed: dict[str, str] = {}
         for collection in self.catalog.list_collections():
-            searcher.warm(collection.name)
+            try:
+                searcher.warm(collection.name)
+            except RabbitholeError as exc:
+                log.warning("collection %s could not be loaded: %s", collection.name, exc)
+                failed[collection.name] = str(exc)
+        return failed
 
     def _warm_up_after_ingestion(self) -> None:
         """Import the search stack and the registry builder (about a second of imports) while ingestion
@@ -310,6 +330,15 @@ class Services:
         self.searcher.warm(collection)
 
     # -- collections and documents ------------------------------------------------------------------
+
+    @property
+    def collection_writes(self) -> CollectionWriteLocks:
+        """One writer per collection (ingestion, deletions, rebuilds), in this and other processes."""
+        from rabbithole.store.write_locks import CollectionWriteLocks
+
+        return self._once(
+            "collection_writes", lambda: CollectionWriteLocks(self.settings.storage.data_dir / "locks")
+        )
 
     @property
     def uploads(self) -> UploadFolder:
@@ -331,21 +360,62 @@ class Services:
     def delete_collection(self, name: str) -> None:
         """Its vectors, documents, pages, chunks, problems and registry (the user's PDFs stay)."""
         self.catalog.require_collection(name)
-        self.store.delete_collection(name)
-        self.catalog.delete_collection(name)
-        self.searcher.invalidate(name)
-        self.uploads.remove(name)
+        with self.collection_writes.hold(name):
+            self.store.delete_collection(name)
+            self.catalog.delete_collection(name)
+            self.searcher.invalidate(name)
+            self.uploads.remove(name)
 
     def delete_document(self, collection: str, file_name: str) -> None:
         """One document's vectors and catalog rows (a later `rabbithole ingest` of a folder that still holds
         the file adds it again)."""
         self.catalog.require_collection(collection)
-        if file_name not in self.catalog.document_hashes(collection):
-            raise DocumentNotFoundError(f"document '{file_name}' is not in collection '{collection}'")
-        if self.store.exists(collection):
-            self.store.open(collection).delete_document(file_name)
-        self.catalog.delete_document(collection, file_name)
-        self.uploads.remove(collection, file_name)
+        with self.collection_writes.hold(collection):
+            if file_name not in self.catalog.document_hashes(collection):
+                raise DocumentNotFoundError(f"document '{file_name}' is not in collection '{collection}'")
+            if self.store.exists(collection):
+                self.store.sync(collection, self.catalog.revision(collection))
+                self.store.open(collection).delete_document(file_name)
+            self.catalog.delete_document(collection, file_name)
+            self.store.note_written(collection, self.catalog.revision(collection))
+            self.uploads.remove(collection, file_name)
+
+    def rebuild_vectors(
+        self, collection: str, progress: Callable[[int, int, str], None] | None = None
+    ) -> RebuildReport:
+        """Rebuild a collection's vectors from the catalog (the repair of a damaged index), holding its
+        write lock; its search is prepared again afterwards."""
+        from rabbithole.ingestion.rebuild import rebuild_vectors
+
+        self.catalog.require_collection(collection)
+        with self.collection_writes.hold(collection):
+            self.searcher.invalidate(collection)
+            report = rebuild_vectors(
+                collection, catalog=self.catalog, store=self.store, embedder=self.embedder, progress=progress
+            )
+            self.catalog.touch(collection)
+            self.store.note_written(collection, self.catalog.revision(collection))
+            self.searcher.warm(collection)
+        return report
+
+    def check_vector_store(self) -> dict[str, str]:
+        """After a process that had the embedded store open ended without closing it (killed, crashed),
+        check every collection's index in a child process before this one reads any: a damaged index is
+        recorded (never opened here, searches say how to rebuild it) instead of crashing the server at
+        every start. Returns what was found damaged; nothing to do (no cost) after a clean stop."""
+        storage = self.settings.storage
+        if storage.chroma_mode != "embedded":
+            return {}
+        from rabbithole.store.probe import check_after_unclean_stop
+        from rabbithole.store.sessions import SESSIONS_DIR, StoreSessions
+
+        stale = StoreSessions(storage.data_dir / SESSIONS_DIR).unclean()
+        if not stale:
+            return {}
+        collections = [c.name for c in self.catalog.list_collections()]
+        return check_after_unclean_stop(
+            self.store, storage.chroma_dir, collections, stale, storage.store_check_timeout_s
+        )
 
     def reference_graph(self, collection: str) -> ReferenceGraph:
         """The collection's reference graph: documents and sections as nodes, references as edges."""

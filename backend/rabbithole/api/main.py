@@ -43,9 +43,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         services = Services(resolved)
         await services.aopen()
+        # Before anything reads the vector store: after a process died with it open, its indexes are
+        # checked in a child process (a damaged one is recorded and never opened here).
+        await asyncio.to_thread(services.check_vector_store)
         runs = RunService(services)
         readiness = Readiness()
-        jobs = JobRegistry()
+        jobs = JobRegistry(services)
         app.state.services = services
         app.state.runs = runs
         app.state.readiness = readiness

@@ -17,6 +17,8 @@ class Readiness:
     def __init__(self) -> None:
         self._done = threading.Event()
         self.error: str | None = None
+        #: collections the warm-up could not load (a damaged index, another embedding model), with why
+        self.collection_errors: dict[str, str] = {}
 
     @property
     def ready(self) -> bool:
@@ -35,7 +37,7 @@ class Readiness:
     def warm_up(self, services: Services) -> None:
         """Load the embedder, the searcher and the collections' indexes (run in a worker thread)."""
         try:
-            services.warm_up()
+            self.collection_errors = services.warm_up()
         except Exception as exc:  # reported by /health; searches report it again with their own status
             log.warning("warm-up failed: %s", exc)
             self.error = f"{type(exc).__name__}: {exc}"

@@ -78,6 +78,12 @@ class Catalog:
             raise CollectionNotFoundError(collection, [c.name for c in self.list_collections()])
         return f"{row[0]}-{row[1]}"
 
+    def touch(self, collection: str) -> None:
+        """Move the collection's revision on (its vectors were rebuilt: what is derived from them, the copy
+        beside the BM25 index, is built again)."""
+        with self._sessions.begin() as session:
+            self._bump_revision(session, collection)
+
     def _bump_revision(self, session: Session, collection: str) -> None:
         session.execute(
             update(CollectionRow)

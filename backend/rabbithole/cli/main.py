@@ -7,7 +7,7 @@ import os
 
 import typer
 
-from rabbithole.cli import collections, ingest, references, report, research, search, serve
+from rabbithole.cli import collections, ingest, rebuild, references, report, research, search, serve
 
 app = typer.Typer(
     name="rabbithole",
@@ -42,3 +42,4 @@ collections.register(app)
 references.register(app)
 research.register(app)
 report.register(app)
+rebuild.register(app)

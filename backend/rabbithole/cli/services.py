@@ -19,6 +19,9 @@ def open_services(settings: Settings | None = None) -> Iterator[Services]:
 
     services = Services(settings or load_settings())
     try:
+        # after a process died with the vector store open: its indexes are checked before this one reads
+        # any (nothing to do, and nothing loaded, after a clean stop)
+        services.check_vector_store()
         yield services
     finally:
         services.close()

@@ -89,6 +89,23 @@ class StoreError(RabbitholeError):
     exit_code = 74  # EX_IOERR
 
 
+class DamagedIndexError(StoreError):
+    """A collection's vector index was found damaged (it crashed or hung the process reading it); it is not
+    opened again until it is rebuilt from the catalog."""
+
+    def __init__(self, collection: str, reason: str) -> None:
+        self.collection = collection
+        self.reason = reason
+        import shlex
+        from urllib.parse import quote
+
+        super().__init__(
+            f"the vector index of collection '{collection}' is damaged ({reason}); rebuild it from the "
+            f"catalog: `rabbithole rebuild {shlex.quote(collection)}` or POST "
+            f"/api/collections/{quote(collection, safe='')}/rebuild (the documents and their texts are safe)"
+        )
+
+
 class StorageFullError(StoreError):
     """The disk under the data directory is full (SQLite's "database or disk is full", ENOSPC): nothing more
     can be written until space is freed."""

@@ -14,16 +14,31 @@ from collections.abc import Callable, Sequence
 from rabbithole.core.models import Chunk, ParsedDocument
 
 
+def document_label(abbreviation: str | None, title: str | None, file_name: str) -> str:
+    """How a document is named in front of its chunks: its abbreviation, else its title, else its file."""
+    return abbreviation or title or file_name
+
+
+def labelled_context(label: str, chunk: Chunk) -> str:
+    """The document label and section context put in front of a chunk's text ("" when there is none)."""
+    return " ".join(part for part in (label, chunk.section or "", chunk.heading) if part)
+
+
+def labelled_input(label: str, chunk: Chunk) -> str:
+    """What the embedder sees for a chunk of the document labelled ``label`` (a rebuild from the catalog
+    gives it the same input as the ingestion did)."""
+    head = labelled_context(label, chunk)
+    return f"{head}\n{chunk.text}" if head else chunk.text
+
+
 def embedding_context(doc: ParsedDocument, chunk: Chunk) -> str:
     """The document and section context put in front of a chunk's text ("" when there is none)."""
-    label = doc.abbreviation or doc.title or doc.file_name
-    return " ".join(part for part in (label, chunk.section or "", chunk.heading) if part)
+    return labelled_context(document_label(doc.abbreviation, doc.title, doc.file_name), chunk)
 
 
 def embedding_input(doc: ParsedDocument, chunk: Chunk) -> str:
     """What the embedder sees: the passage with its document and section context in front."""
-    head = embedding_context(doc, chunk)
-    return f"{head}\n{chunk.text}" if head else chunk.text
+    return labelled_input(document_label(doc.abbreviation, doc.title, doc.file_name), chunk)
 
 
 def text_token_counts(

@@ -9,6 +9,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
@@ -82,12 +83,15 @@ class IngestionPipeline:
         warm_up: Callable[[], object] | None = None,
         prepare_index: Callable[[str, list[Chunk]], object] | None = None,
         release_embedder: Callable[[Embedder], None] | None = None,
+        write_lock: Callable[[str], AbstractContextManager[object]] | None = None,
     ) -> None:
         """``language_of``: the ISO 639-1 code of a document's text, recorded per document (the research
         run searches in the documents' language too). ``prepare_index(collection, chunks)``: given each
         parsed document's chunks on the writer thread while the embedder works, so the search index built
         after the last file has less left to do. ``release_embedder``: given the embedder at the end of each
-        run that made one (an embedding process is stopped there); the next run asks the factory again."""
+        run that made one (an embedding process is stopped there); the next run asks the factory again.
+        ``write_lock(collection)``: held from the first write into a collection to the last (one writer per
+        collection, :mod:`rabbithole.store.write_locks`)."""
         self.settings = settings
         self.language_of = language_of
         self.catalog = catalog
@@ -103,6 +107,7 @@ class IngestionPipeline:
         self.warm_up = warm_up
         self.prepare_index = prepare_index
         self.release_embedder = release_embedder
+        self.write_lock = write_lock
 
     @cached_property
     def store(self) -> ChromaStore:
@@ -159,6 +164,21 @@ class IngestionPipeline:
     ) -> CollectionReport:
         started = time.perf_counter()
         name = validate_collection_name(source.collection)
+        with self.write_lock(name) if self.write_lock is not None else nullcontext():
+            report = self._ingest_locked(name, source, reindex, progress)
+        report.seconds = time.perf_counter() - started
+        if progress:
+            total = len(source.files)
+            progress(IngestEvent("collection", name, total, total))
+        return report
+
+    def _ingest_locked(
+        self,
+        name: str,
+        source: CollectionSource,
+        reindex: bool,
+        progress: Callable[[IngestEvent], None] | None,
+    ) -> CollectionReport:
         report = CollectionReport(collection=name)
         existing = self.catalog.collection(name)
         if reindex:
@@ -200,7 +220,10 @@ class IngestionPipeline:
         if source.complete and existing is not None:
             present = {source.file_name(p) for p in source.files}
             gone = sorted(set(known) - present)
-            removed_from = self.store.open(name) if gone and self.store.exists(name) else None
+            removed_from = None
+            if gone and self.store.exists(name):
+                self.store.sync(name, self.catalog.revision(name))
+                removed_from = self.store.open(name)
             for file_name in gone:
                 if removed_from is not None:
                     removed_from.delete_document(file_name)
@@ -216,14 +239,23 @@ class IngestionPipeline:
                 kept = [p for p in self.catalog.problems(name) if p.file_name not in seen]
                 problems = [*kept, *problems]
             self.catalog.record_problems(name, problems)
+            if report.changed and "store" in self.__dict__:  # this run wrote the store: it is current
+                self.store.note_written(name, self.catalog.revision(name))
             if self.registry_builder is not None:  # it also notices an edited registry.yaml
                 self.registry_builder(name, source.root, report.changed)
             if report.changed and self.on_collection_changed is not None:
-                self.on_collection_changed(name)
-        report.seconds = time.perf_counter() - started
-        if progress:
-            progress(IngestEvent("collection", name, total, total))
+                self._collection_changed(name)
         return report
+
+    def _collection_changed(self, name: str) -> None:
+        """Prepare the search of the changed collection now (its BM25 index, the copy of its vectors). What
+        was ingested is stored whatever happens here: a failure is logged, and the search builds what it
+        needs when it is first asked."""
+        assert self.on_collection_changed is not None
+        try:
+            self.on_collection_changed(name)
+        except Exception:
+            log.exception("preparing the search of %s after ingestion failed; it is built when needed", name)
 
     def _ingest_files(
         self,
@@ -333,6 +365,8 @@ class IngestionPipeline:
                 write.result()  # a failing store is not a bad file: it stops the run
 
     def _open_vectors(self, collection: str) -> OpenedVectors:
+        if self.catalog.collection(collection) is not None:  # another process may have written it since
+            self.store.sync(collection, self.catalog.revision(collection))
         vectors = self.store.open(collection, self.embedder, create=True)
         return OpenedVectors(vectors, empty=vectors.count() == 0)
 

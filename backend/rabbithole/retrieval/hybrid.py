@@ -322,5 +322,7 @@ class HybridSearcher:
             self.vector_cache.build(directory, index, self._vectors.reopened(collection))
 
     def invalidate(self, collection: str) -> None:
-        """Drop the in-memory BM25 index of a collection (e.g. after re-ingesting it)."""
+        """Drop the in-memory BM25 index and the vector handles of a collection (e.g. after deleting or
+        rebuilding it)."""
         self.bm25.invalidate(collection)
+        self._vectors.forget(collection)

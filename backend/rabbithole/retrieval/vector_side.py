@@ -38,29 +38,29 @@ class VectorHandles:
         self.source = source
         self._handles: dict[tuple[str, bool], tuple[str, VectorCollection]] = {}
         self._lock = threading.Lock()
-        #: the revision each collection had when its vectors were last opened
-        self._revisions: dict[str, str] = {}
 
     def open(self, name: str, check_model: bool) -> tuple[str, VectorCollection]:
         """The collection's vector handle, reused while the collection's revision stands (a re-ingest or a
         re-created collection changes it, and the handle is opened, and the model checked, again), with the
-        revision it was read at (one catalog query a search, shared with the BM25 index lookup)."""
+        revision it was read at (one catalog query a search, shared with the BM25 index lookup). The store
+        reads its files anew first when another process changed the collection (:meth:`ChromaStore.sync`)."""
         revision = self.source.revision(name)
         key = (name, check_model)
         with self._lock:
             cached = self._handles.get(key)
         if cached is not None and cached[0] == revision:
             return cached
-        with self._lock:
-            seen = self._revisions.get(name)
-            stale = seen is not None and seen != revision
-        if stale:  # another process (or this one) changed the collection: read the store anew
-            self.store.refresh()
+        self.store.sync(name, revision)
         handle = self.store.open(name, self.embedder if check_model else None)
         with self._lock:
             self._handles[key] = (revision, handle)
-            self._revisions[name] = revision
         return revision, handle
+
+    def forget(self, name: str) -> None:
+        """Drop the collection's handles (its vectors were deleted or rebuilt)."""
+        with self._lock:
+            for key in [k for k in self._handles if k[0] == name]:
+                del self._handles[key]
 
     def query(
         self,
@@ -83,10 +83,12 @@ class VectorHandles:
     def reopened(self, name: str) -> VectorCollection:
         """After a store error: the store read anew and the collection's handle opened again (another
         process may be writing the collection right now, or has just written it)."""
+        revision = self.source.revision(name)
         self.store.refresh()
+        self.store.sync(name, revision)
         handle = self.store.open(name, self.embedder)
         with self._lock:
-            self._handles[(name, True)] = (self._revisions.get(name, ""), handle)
+            self._handles[(name, True)] = (revision, handle)
         return handle
 
 

@@ -8,8 +8,9 @@ from fastapi import APIRouter, Response
 from pydantic import AwareDatetime, BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
-from rabbithole.api.deps import ServicesDep
+from rabbithole.api.deps import JobsDep, ServicesDep
 from rabbithole.api.errors import responses
+from rabbithole.api.jobs import IngestJob
 from rabbithole.catalog.records import CollectionInfo
 
 router = APIRouter(tags=["collections"])
@@ -60,6 +61,11 @@ class ProblemOut(BaseModel):
 class CollectionDetail(CollectionOut):
     document_list: list[DocumentOut]
     problems: list[ProblemOut]
+    vector_index_damage: str | None = Field(
+        None,
+        description="Why the collection's vector index was found damaged (its searches fail until "
+        "POST /api/collections/{name}/rebuild rebuilt it); null when it is sound.",
+    )
 
 
 @router.get("/collections", responses=responses())
@@ -100,6 +106,7 @@ def get_collection(name: str, services: ServicesDep) -> CollectionDetail:
             ProblemOut(file_name=p.file_name, severity=p.severity, reason=p.reason)
             for p in services.catalog.problems(name)
         ],
+        vector_index_damage=services.store.damaged().get(name),
     )
 
 
@@ -114,3 +121,12 @@ async def delete_collection(name: str, services: ServicesDep) -> Response:
     """The collection's index: vectors, documents, pages, chunks, problems, registry. Files stay."""
     await run_in_threadpool(services.delete_collection, name)
     return Response(status_code=204)
+
+
+@router.post("/collections/{name}/rebuild", status_code=202, responses=responses(404, 409, 503))
+async def rebuild_collection(name: str, services: ServicesDep, jobs: JobsDep) -> IngestJob:
+    """Rebuild the collection's vectors from the catalog (the repair of a damaged vector index; the
+    documents and their texts are kept), as a job with a file entry per document: follow it at
+    GET /api/jobs/{id}. It waits for the collection's uploads before it."""
+    await run_in_threadpool(services.catalog.require_collection, name)
+    return jobs.start_rebuild(name)

@@ -13,6 +13,7 @@ from rabbithole import __version__
 from rabbithole.api.deps import ReadinessDep, ServicesDep
 from rabbithole.api.errors import responses
 from rabbithole.api.readiness import Readiness
+from rabbithole.core.errors import DamagedIndexError
 from rabbithole.llm.health import LLMStatus, model_listed, probe
 from rabbithole.services import Services
 
@@ -40,6 +41,13 @@ class ComponentHealth(BaseModel):
     detail: str
 
 
+class UnavailableCollection(BaseModel):
+    """A collection whose searches fail, and why (with the command or request that repairs it)."""
+
+    name: str
+    reason: str
+
+
 class HealthResponse(BaseModel):
     status: Literal["starting", "ready", "degraded", "failed"]
     ready: bool
@@ -50,6 +58,7 @@ class HealthResponse(BaseModel):
     llm: LLMHealth
     store: ComponentHealth
     database: ComponentHealth
+    unavailable_collections: list[UnavailableCollection]
 
 
 router = APIRouter(tags=["health"])
@@ -94,19 +103,41 @@ def _store(services: Services) -> ComponentHealth:
     except Exception as exc:
         return ComponentHealth(ok=False, detail=f"{type(exc).__name__}: {exc}")
     mode = services.settings.storage.chroma_mode
+    damaged = services.store.damaged()
+    if alive and damaged:
+        names = ", ".join(sorted(damaged))
+        return ComponentHealth(ok=False, detail=f"chroma ({mode}); damaged vector indexes: {names}")
     return ComponentHealth(ok=alive, detail=f"chroma ({mode})" if alive else f"chroma ({mode}) not answering")
+
+
+def _unavailable(services: Services, readiness: Readiness) -> list[UnavailableCollection]:
+    """The collections the warm-up could not load, and those whose index is recorded damaged (found by
+    another process, or since the warm-up), each with its reason."""
+    reasons = dict(readiness.collection_errors)
+    if readiness.ready:
+        for name, reason in services.store.damaged().items():
+            reasons[name] = str(DamagedIndexError(name, reason))
+    return [UnavailableCollection(name=n, reason=r) for n, r in sorted(reasons.items())]
 
 
 @router.get("/health", responses=responses())
 async def health(services: ServicesDep, readiness: ReadinessDep) -> HealthResponse:
     """`ready` once the search stack is loaded; `degraded` when the LLM server, a configured model, the
-    store or the database is missing (each part says what and how to fix it)."""
+    store or the database is missing, or a collection cannot be searched (each part says what and how to
+    fix it)."""
     llm = await run_in_threadpool(_llm_health, services)
     database, collections = await run_in_threadpool(_database, services)
     store = await run_in_threadpool(_store, services) if readiness.ready else _pending_store(readiness)
+    unavailable = await run_in_threadpool(_unavailable, services, readiness)
     state = readiness.state
     if state == "ready":
-        healthy = llm.reachable and all(m.present for m in llm.models) and store.ok and database.ok
+        healthy = (
+            llm.reachable
+            and all(m.present for m in llm.models)
+            and store.ok
+            and database.ok
+            and not unavailable
+        )
         status: Literal["starting", "ready", "degraded", "failed"] = "ready" if healthy else "degraded"
     else:
         status = "starting" if state == "starting" else "failed"
@@ -120,6 +151,7 @@ async def health(services: ServicesDep, readiness: ReadinessDep) -> HealthRespon
         llm=llm,
         store=store,
         database=database,
+        unavailable_collections=unavailable,
     )
 
 

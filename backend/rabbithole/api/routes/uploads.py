@@ -76,7 +76,7 @@ async def upload_documents(
     if not stored:
         reasons = "; ".join(f"{f.file_name}: {f.reason}" for f in rejected)
         raise StoreError(f"no file of the upload could be stored ({reasons})")
-    return jobs.start(services, name, services.uploads.folder(name), stored, rejected)
+    return jobs.start(name, services.uploads.folder(name), stored, rejected)
 
 
 @router.get("/jobs/{job_id}", responses=responses(404))

@@ -27,6 +27,13 @@ class StorageSettings(BaseModel):
     sqlite_busy_timeout_ms: int = Field(
         30_000, ge=0, description="How long a SQLite writer waits for a lock before failing."
     )
+    store_check_timeout_s: float = Field(
+        120.0,
+        gt=0,
+        description="After a process that had the embedded vector store open ended without closing it, "
+        "a starting server reads each collection's index in a child process first: the longest one "
+        "collection may take before it is reported damaged (hung).",
+    )
 
     @field_validator("data_dir")
     @classmethod
