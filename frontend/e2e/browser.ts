@@ -38,11 +38,19 @@ export async function launchBrowser(locale = 'en-US'): Promise<Browser> {
     locale,
     viewport: { width: 1366, height: 860 },
   });
+  // Every page runs under the server's Content-Security-Policy: a violation fails the file on close.
+  const violations: string[] = [];
+  context.on('console', (message) => {
+    if (message.type() === 'error' && message.text().includes('Content Security Policy')) {
+      violations.push(`${message.location().url}: ${message.text()}`);
+    }
+  });
   return {
     context,
     close: async () => {
       await context.close();
       await rm(profile, { recursive: true, force: true });
+      if (violations.length > 0) throw new Error(`Content-Security-Policy violations:\n${violations.join('\n')}`);
     },
   };
 }

@@ -30,7 +30,8 @@ function forward(incoming: IncomingMessage, outgoing: ServerResponse): void {
       port: target.port,
       method: incoming.method,
       path: path.slice(PREFIX.length),
-      headers: { ...incoming.headers, host: target.host },
+      // as nginx with `proxy_set_header X-Forwarded-Host $http_host` (the Origin check's own host)
+      headers: { ...incoming.headers, host: target.host, 'x-forwarded-host': incoming.headers.host },
     },
     (answer) => {
       outgoing.writeHead(answer.statusCode ?? 502, answer.headers);

@@ -15,6 +15,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from rabbithole.api.spa import route_path
 from rabbithole.core.errors import RabbitholeError
 
 log = logging.getLogger(__name__)
@@ -46,8 +47,9 @@ def error_response(
 _DESCRIPTIONS = {
     400: "Bad request (e.g. a `Host:` header the server does not answer to).",
     401: "Missing or wrong token: bearer header or session cookie (only when server.token is set).",
-    403: "A request with the session cookie from a foreign `Origin:` (not this server, not in "
-    "server.cors_origins); methods other than GET/HEAD only.",
+    403: "A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is "
+    "neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site "
+    "and its origin is not in server.cors_origins.",
     404: "Not found.",
     409: "Conflict with the current state.",
     413: "Request body too large.",
@@ -75,17 +77,19 @@ def _location(loc: tuple[Any, ...] | list[Any]) -> str:
 
 
 def allowed_methods(request: Request) -> list[str]:
-    """Every method the API documents at the request's path (the router names only one route's, and
-    there is one route a method), HEAD with GET."""
-    methods: set[str] = set()
+    """The methods the API documents at the request's path (the router names only one route's, and there
+    is one route a method), HEAD with GET. Of the documented paths that match, the first wins, as in the
+    router: /api/runs/events (a stream) is not /api/runs/{run_id}."""
+    path = route_path(request.scope)
     paths: dict[str, dict[str, Any]] = request.app.openapi().get("paths", {})
     for template, operations in paths.items():
         pattern = re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(template))
-        if re.fullmatch(pattern, request.url.path):
-            methods |= {method.upper() for method in operations}
-    if "GET" in methods:
-        methods.add("HEAD")
-    return sorted(methods)
+        if re.fullmatch(pattern, path):
+            methods = {method.upper() for method in operations}
+            if "GET" in methods:
+                methods.add("HEAD")
+            return sorted(methods)
+    return []
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -109,7 +113,7 @@ def install_error_handlers(app: FastAPI) -> None:
         type_ = "RequestTooLarge" if exc.status_code == 413 else "HTTPError"
         headers = dict(exc.headers or {})
         if exc.status_code == 405:
-            headers["Allow"] = ", ".join(allowed_methods(request))
+            headers["Allow"] = ", ".join(allowed_methods(request)) or headers.get("Allow", "")
         return error_response(exc.status_code, type_, str(exc.detail), headers=headers)
 
     @app.exception_handler(Exception)

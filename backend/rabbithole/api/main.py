@@ -12,8 +12,11 @@ from fastapi_offline import FastAPIOffline
 from starlette.middleware.cors import CORSMiddleware
 
 from rabbithole import __version__
+from rabbithole.api.docs_assets import serve_offline_redoc
 from rabbithole.api.errors import install_error_handlers
+from rabbithole.api.headers import SecurityHeadersMiddleware
 from rabbithole.api.jobs import JobRegistry
+from rabbithole.api.origin_guard import CrossOriginGuardMiddleware
 from rabbithole.api.readiness import Readiness
 from rabbithole.api.routes import (
     collections,
@@ -77,6 +80,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
         generate_unique_id_function=_operation_id,
     )
+    serve_offline_redoc(app)  # ReDoc's bundle without its remote logo
     install_error_handlers(app)
     app.include_router(health.router)
     app.include_router(collections.router, prefix="/api")
@@ -101,7 +105,8 @@ def _operation_id(route: APIRoute) -> str:
 
 
 def _install_guards(app: FastAPI, settings: Settings) -> None:
-    """The middlewares, outermost last: Host check, CORS, token (bearer or session cookie), body size."""
+    """The middlewares, outermost last: security headers (on every answer, refusals too), Host check,
+    CORS, cross-origin guard (every auth mode), token (bearer or session cookie), body size."""
     server = settings.server
     app.add_middleware(
         BodySizeLimitMiddleware,
@@ -109,7 +114,8 @@ def _install_guards(app: FastAPI, settings: Settings) -> None:
         upload_limit=int(server.max_upload_mb * 1024 * 1024),
     )
     if server.token:
-        app.add_middleware(BearerTokenMiddleware, token=server.token, trusted_origins=server.cors_origins)
+        app.add_middleware(BearerTokenMiddleware, token=server.token)
+    app.add_middleware(CrossOriginGuardMiddleware, trusted_origins=server.cors_origins)
     if server.cors_origins:
         app.add_middleware(
             CORSMiddleware,
@@ -119,3 +125,4 @@ def _install_guards(app: FastAPI, settings: Settings) -> None:
             expose_headers=["Content-Range", "Accept-Ranges"],
         )
     app.add_middleware(TrustedHostMiddleware, hosts=server.served_hosts())
+    app.add_middleware(SecurityHeadersMiddleware)

@@ -1,46 +1,20 @@
 """The guards in front of every route (pure ASGI middlewares, so they also cover streaming responses):
-the `Host:` check against DNS rebinding, the token (bearer header or session cookie) with its `Origin:`
-check, and the request size limits. Their refusals use the API's error shape."""
+the `Host:` check against DNS rebinding, the token (bearer header or session cookie), and the request size
+limits. Their refusals use the API's error shape. The `Origin:` check of requests that change something
+is api/origin_guard.py (every auth mode); the response headers are api/headers.py."""
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-import json
-from collections.abc import Collection, Sequence
-from urllib.parse import urlsplit
+from collections.abc import Sequence
 
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import cookie_parser
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from rabbithole.api.errors import error_body
+from rabbithole.api.refusals import header, refuse
 from rabbithole.api.spa import is_web_app_request, route_path
-
-
-async def _refuse(
-    send: Send, status: int, type_: str, message: str, headers: Sequence[tuple[bytes, bytes]] = ()
-) -> None:
-    body = json.dumps(error_body(type_, message)).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                *headers,
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
-
-
-def _header(scope: Scope, name: bytes) -> str | None:
-    for key, value in scope.get("headers", []):
-        if key.lower() == name:
-            return bytes(value).decode("latin-1")
-    return None
 
 
 def host_name(host_header: str) -> str:
@@ -64,9 +38,9 @@ class TrustedHostMiddleware:
         if scope["type"] not in ("http", "websocket") or self.any:
             await self.app(scope, receive, send)
             return
-        header = _header(scope, b"host")
-        if header is None or host_name(header) not in self.hosts:
-            await _refuse(
+        host = header(scope, b"host")
+        if host is None or host_name(host) not in self.hosts:
+            await refuse(
                 send,
                 400,
                 "InvalidHost",
@@ -85,7 +59,6 @@ SESSION_PATH = "/api/session"
 SESSION_COOKIE = "rabbithole_session"
 #: The scope key naming how a request proved the token: "bearer" or "cookie" (absent: no token configured).
 AUTH_SCOPE_KEY = "rabbithole.auth"
-_SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
 
 def session_cookie_value(token: str) -> str:
@@ -100,63 +73,35 @@ def _needs_no_token(scope: Scope, path: str) -> bool:
     return path in PUBLIC_PATHS or path.startswith(PUBLIC_PREFIX) or is_web_app_request(scope)
 
 
-def origin_allowed(scope: Scope, trusted_origins: Collection[str]) -> bool:
-    """Whether the request's `Origin:` (when it sends one) is this server (its `Host:`, or the
-    `X-Forwarded-Host:` a proxy set; a page cannot set either on a cross-site request without a CORS
-    preflight) or one of ``trusted_origins`` (server.cors_origins). No `Origin:`: not a browser's
-    cross-site request, allowed."""
-    origin = _header(scope, b"origin")
-    if origin is None:
-        return True
-    origin = origin.strip().lower().rstrip("/")
-    if origin in trusted_origins:
-        return True
-    parts = urlsplit(origin)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        return False  # "null" (sandboxed frames, file://) and the like
-    served = {
-        (_header(scope, name) or "").split(",")[0].strip().lower() for name in (b"host", b"x-forwarded-host")
-    }
-    return parts.netloc in served - {""}
-
-
 def _cookie(scope: Scope, name: str) -> str | None:
-    header = _header(scope, b"cookie")
-    return cookie_parser(header).get(name) if header else None
+    cookies = header(scope, b"cookie")
+    return cookie_parser(cookies).get(name) if cookies else None
 
 
 class BearerTokenMiddleware:
     """Requires the token on every request except CORS preflights, the documentation (PUBLIC_PATHS), the
     web app's files (a non-API GET) and the session endpoint: as `Authorization: Bearer <token>`, or as the
-    session cookie POST /api/session set. A request the cookie authorizes that changes something (not
-    GET/HEAD/OPTIONS) must also come from this server's own pages or a trusted origin (origin_allowed):
-    SameSite=Strict keeps the cookie off cross-site requests, the `Origin:` check also off other sites on
-    the same host name (another port is the same "site")."""
+    session cookie POST /api/session set (SameSite=Strict keeps it off cross-site requests). A request that
+    changes something from a foreign origin, cookie or not, never gets here: the cross-origin guard
+    (api/origin_guard.py) in front of this one refuses it, also on another port of the same host name
+    (the same "site" for the cookie)."""
 
-    def __init__(self, app: ASGIApp, token: str, trusted_origins: Collection[str] = ()) -> None:
+    def __init__(self, app: ASGIApp, token: str) -> None:
         self.app = app
         self.expected = f"Bearer {token}".encode()
         self.cookie = session_cookie_value(token).encode()
-        self.trusted_origins = {o.strip().lower().rstrip("/") for o in trusted_origins}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] == "OPTIONS":
             await self.app(scope, receive, send)
             return
-        method: str = scope["method"]
         path = route_path(scope)
-        if path == SESSION_PATH and method != "GET":
-            if not origin_allowed(scope, self.trusted_origins):
-                await _refuse_origin(send)
-                return
-            await self.app(scope, receive, send)
-            return
-        if _needs_no_token(scope, path):
+        if (path == SESSION_PATH and scope["method"] != "GET") or _needs_no_token(scope, path):
             await self.app(scope, receive, send)
             return
         via = self._credential(scope)
         if via is None:
-            await _refuse(
+            await refuse(
                 send,
                 401,
                 "Unauthorized",
@@ -165,30 +110,17 @@ class BearerTokenMiddleware:
                 [(b"www-authenticate", b"Bearer")],
             )
             return
-        foreign = not origin_allowed(scope, self.trusted_origins)
-        if via == "cookie" and method not in _SAFE_METHODS and foreign:
-            await _refuse_origin(send)
-            return
         await self.app({**scope, AUTH_SCOPE_KEY: via}, receive, send)
 
     def _credential(self, scope: Scope) -> str | None:
         """How the request proves the token ("bearer" or "cookie"), or None."""
-        given = (_header(scope, b"authorization") or "").encode("latin-1")
+        given = (header(scope, b"authorization") or "").encode("latin-1")
         if hmac.compare_digest(given, self.expected):
             return "bearer"
         cookie = (_cookie(scope, SESSION_COOKIE) or "").encode("latin-1", "replace")
         if hmac.compare_digest(cookie, self.cookie):
             return "cookie"
         return None
-
-
-async def _refuse_origin(send: Send) -> None:
-    await _refuse(
-        send,
-        403,
-        "CrossOriginRefused",
-        "refused: the request's Origin is neither this server nor one of server.cors_origins",
-    )
 
 
 class BodySizeLimitMiddleware:
@@ -204,18 +136,18 @@ class BodySizeLimitMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        content_type = (_header(scope, b"content-type") or "").lower()
+        content_type = (header(scope, b"content-type") or "").lower()
         limit = self.upload_limit if content_type.startswith("multipart/form-data") else self.limit
         message = f"request body larger than {limit} bytes"
-        declared = _header(scope, b"content-length")
+        declared = header(scope, b"content-length")
         if declared is not None:
             try:
                 too_large = int(declared) > limit
             except ValueError:
-                await _refuse(send, 400, "HTTPError", "invalid Content-Length header")
+                await refuse(send, 400, "HTTPError", "invalid Content-Length header")
                 return
             if too_large:
-                await _refuse(send, 413, "RequestTooLarge", message)
+                await refuse(send, 413, "RequestTooLarge", message)
                 return
         received = 0
 

@@ -32,7 +32,7 @@ _LAST_SEGMENT_HAS_SUFFIX = re.compile(r"\.[A-Za-z0-9]{1,8}$")
 
 MISSING_BUILD_PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Rabbithole: web app not built</title></head>
-<body style="font-family: sans-serif; max-width: 40em; margin: 3em auto; line-height: 1.5">
+<body>
 <h1>The web app is not built</h1>
 <p>The API is running, but there is no built web app in <code>{web_dir}</code>.</p>
 <p>Build it with <code>make run</code> (builds it when missing or stale, then serves), or
