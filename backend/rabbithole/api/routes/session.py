@@ -1,8 +1,8 @@
 """The browser's sign-in: POST /api/session trades the server's token for an HttpOnly session cookie, so
 the web app (and what cannot send headers: EventSource, pdf.js) works when server.token is set; DELETE
 signs out; GET says whether a token is needed and how this request gave it. The token middleware
-(api/security.py) checks the cookie and exempts POST/DELETE here from the token, not from its `Origin:`
-check."""
+(api/security.py) checks the cookie and exempts POST/DELETE here from the token, not from the `Origin:`
+check of the cross-origin guard (api/origin_guard.py)."""
 
 from __future__ import annotations
 
