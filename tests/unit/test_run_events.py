@@ -76,3 +76,24 @@ def test_progress_kept_event_by_event_equals_the_fold_of_the_stored_events(tmp_p
     assert live == stored and live.last_seq == 6
     assert [(t.id, t.state) for t in live.todo()] == [("t1", "pending"), ("t2", "error")]
     log.close()
+
+
+def test_an_event_already_folded_changes_nothing() -> None:
+    """A run's live progress is read from the database while events are on their way from the writer;
+    such an event arrives after the read that already holds it, and must not count twice."""
+    stored = RunProgress.of([_event(1, "warning", message="slow model")], last_seq=2)
+    stored.add(_event(1, "warning", message="slow model"))
+    stored.add(_event(2, "todo", tasks=[{"id": "t1", "title": "A"}]))
+    assert stored.warnings == ["slow model"] and stored.todo() == [] and stored.last_seq == 2
+    stored.add(_event(3, "warning", message="gate output invalid"))
+    assert stored.warnings == ["slow model", "gate output invalid"] and stored.last_seq == 3
+
+
+def test_progress_events_and_the_last_number_are_read_together(tmp_path: Path) -> None:
+    log = RunEventLog(tmp_path / "catalog.sqlite3")
+    for kind, data in [("todo", {"tasks": []}), ("warning", {"message": "w"}), ("phase", {"phase": "dig"})]:
+        log.append("r", kind, data)
+    events, last = log.progress_events("r", ("todo", "warning"))
+    assert [(e.seq, e.type) for e in events] == [(1, "todo"), (2, "warning")] and last == 3
+    assert log.progress_events("other", ("todo",)) == ([], 0)
+    log.close()

@@ -4,18 +4,23 @@ asks for what came after it (the API's SSE replay) and a restarted server contin
 
     log = RunEventLog(catalog_path)
     event = log.append(run_id, "phase", {"phase": "plan"})    # -> RunEvent(seq=7, ...)
+    events = log.append_batch([NewEvent(...), ...])           # one transaction, numbered per run
     later = log.after(run_id, 5)                              # events 6, 7, ...
+
+The server writes through ``research/event_writer.py`` (one thread, a batch of all runs' events per
+transaction); the numbering is safe for one writer per run (the process that executes it).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Integer, String, Text, delete, func, select
+from sqlalchemy import Integer, String, Text, delete, func, insert, or_, select
 from sqlalchemy.orm import Mapped, mapped_column, sessionmaker
 
 from rabbithole.catalog.db import create_sqlite_engine
@@ -51,6 +56,22 @@ class RunEvent:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class NewEvent:
+    """An event not persisted yet: its number is given when it is written."""
+
+    run_id: str
+    type: str
+    data: dict[str, Any]
+    created_at: datetime
+
+    @classmethod
+    def of(cls, run_id: str, event_type: str, data: dict[str, Any]) -> NewEvent:
+        """The event as emitted now (a ``type`` key in ``data`` is dropped: the event's type is its own)."""
+        body = {key: value for key, value in data.items() if key != "type"}
+        return cls(run_id, event_type, body, datetime.now(UTC))
+
+
 def _event(row: RunEventRow) -> RunEvent:
     created = row.created_at if row.created_at.tzinfo else row.created_at.replace(tzinfo=UTC)
     return RunEvent(row.run_id, row.seq, row.type, dict(json.loads(row.data_json)), created)
@@ -58,9 +79,12 @@ def _event(row: RunEventRow) -> RunEvent:
 
 class RunEventLog:
     """Append and read run events. One short transaction per call; WAL + busy timeout. The numbering is
-    safe for one writer per run (the process that executes it)."""
+    safe for one writer per run (the process that executes it). The server appends through its event
+    writer (``research/event_writer.py``, ``research/event_batches.py``)."""
 
     def __init__(self, path: Path, busy_timeout_ms: int = 30_000) -> None:
+        self.path = path
+        self.busy_timeout_ms = busy_timeout_ms
         self.engine = create_sqlite_engine(path, busy_timeout_ms)
         ResearchBase.metadata.create_all(self.engine)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
@@ -69,19 +93,40 @@ class RunEventLog:
         self.engine.dispose()
 
     def append(self, run_id: str, event_type: str, data: dict[str, Any]) -> RunEvent:
-        body = {key: value for key, value in data.items() if key != "type"}
-        with self._sessions.begin() as session:
-            last = session.scalar(select(func.max(RunEventRow.seq)).where(RunEventRow.run_id == run_id))
-            row = RunEventRow(
-                run_id=run_id,
-                seq=(last or 0) + 1,
-                type=event_type,
-                data_json=json.dumps(body, ensure_ascii=False, default=str),
-                created_at=datetime.now(UTC),
+        return self.append_batch([NewEvent.of(run_id, event_type, data)])[0]
+
+    def append_batch(self, new: Sequence[NewEvent]) -> list[RunEvent]:
+        """Persist ``new`` in one transaction, each run's events numbered after its last one in the order
+        given; all or nothing. The events returned carry their data as stored (a JSON round trip)."""
+        if not new:
+            return []
+        runs = sorted({event.run_id for event in new})
+        rows: list[dict[str, Any]] = []
+        stored: list[RunEvent] = []
+        with self.engine.begin() as conn:
+            query = (
+                select(RunEventRow.run_id, func.max(RunEventRow.seq))
+                .where(RunEventRow.run_id.in_(runs))
+                .group_by(RunEventRow.run_id)
             )
-            session.add(row)
-            session.flush()
-            return _event(row)
+            last: dict[str, int] = {str(run_id): int(seq) for run_id, seq in conn.execute(query)}
+            for event in new:
+                seq = last.get(event.run_id, 0) + 1
+                last[event.run_id] = seq
+                data_json = json.dumps(event.data, ensure_ascii=False, default=str)
+                rows.append(
+                    {
+                        "run_id": event.run_id,
+                        "seq": seq,
+                        "type": event.type,
+                        "data_json": data_json,
+                        "created_at": event.created_at,
+                    }
+                )
+                data = dict(json.loads(data_json))
+                stored.append(RunEvent(event.run_id, seq, event.type, data, event.created_at))
+            conn.execute(insert(RunEventRow), rows)
+        return stored
 
     def after(self, run_id: str, seq: int = 0, *, types: tuple[str, ...] = ()) -> list[RunEvent]:
         """The run's events numbered above ``seq``, in order (only ``types`` when given)."""
@@ -101,6 +146,21 @@ class RunEventLog:
         with self._sessions() as session:
             row = session.scalars(query.limit(1)).first()
             return _event(row) if row is not None else None
+
+    def progress_events(self, run_id: str, types: tuple[str, ...]) -> tuple[list[RunEvent], int]:
+        """The run's events of ``types`` and the number of its last event, read together (one statement:
+        one snapshot, so no event falls between the two)."""
+        last = select(func.max(RunEventRow.seq)).where(RunEventRow.run_id == run_id).scalar_subquery()
+        query = (
+            select(RunEventRow)
+            .where(RunEventRow.run_id == run_id, or_(RunEventRow.type.in_(types), RunEventRow.seq == last))
+            .order_by(RunEventRow.seq)
+        )
+        with self._sessions() as session:
+            rows = session.scalars(query).all()
+            events = [_event(row) for row in rows]
+        last_seq = events[-1].seq if events else 0
+        return [event for event in events if event.type in types], last_seq
 
     def last_seq(self, run_id: str) -> int:
         with self._sessions() as session:

@@ -3,11 +3,11 @@ announced with each task's state updated by later ``task_progress`` events, its 
 of its last event.
 
 The same fold serves two readers. A run executing in this process keeps a live ``RunProgress`` that the
-run service updates with every event it emits, so a client polling a busy run costs no database read for
-it; any other run's progress is folded from its persisted events when asked.
+run service updates with every event it publishes (once persisted), so a client polling a busy run costs
+no database read for it; any other run's progress is folded from its persisted events when asked.
 
-    progress = RunProgress.of(log.after(run_id, 0, types=PROGRESS_TYPES), log.last_seq(run_id))
-    progress.add(event)                       # each new event, in order
+    progress = RunProgress.of(*log.progress_events(run_id, PROGRESS_TYPES))
+    progress.add(event)                       # each new event, in order; one already folded is skipped
     progress.todo(), progress.warnings, progress.last_seq
 """
 
@@ -33,13 +33,18 @@ class RunProgress:
 
     @classmethod
     def of(cls, events: Iterable[RunEvent], last_seq: int = 0) -> RunProgress:
-        progress = cls(last_seq=last_seq)
+        progress = cls()
         for event in events:
             progress.add(event)
+        progress.last_seq = max(progress.last_seq, last_seq)
         return progress
 
     def add(self, event: RunEvent) -> None:
-        self.last_seq = max(self.last_seq, event.seq)
+        """Fold the run's next event in; one numbered at or below ``last_seq`` is already folded (a
+        progress read from the database while the event was on its way) and changes nothing."""
+        if event.seq <= self.last_seq:
+            return
+        self.last_seq = event.seq
         if event.type == "todo":
             self.tasks = {str(task["id"]): dict(task) for task in event.data.get("tasks", [])}
         elif event.type == "task_progress":
