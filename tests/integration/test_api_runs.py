@@ -5,6 +5,7 @@ cap, cancel and delete."""
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -94,6 +95,8 @@ async def test_quick_run_reports_over_http(make_client: AppFactory) -> None:
         assert markdown.headers["content-type"].startswith("text/markdown")
         assert markdown.text == result.report_markdown
 
+        await app.state.runs.publisher.flush()  # the run's last events may still be on their way
+        detail = (await client.get(f"/api/runs/{run_id}")).json()
         events = persisted(app, run_id)
         assert [seq for seq, _, _ in events] == list(range(1, len(events) + 1))
         assert detail["last_event"] == len(events)
@@ -277,11 +280,53 @@ async def test_detail_of_an_executing_run_agrees_with_its_stored_events(
                 continue
             stored = [e for e in app.state.runs.events.after(run_id) if e.seq <= detail["last_event"]]
             folded = RunProgress.of(stored, detail["last_event"])
-            assert detail["last_event"] == app.state.runs.events.last_seq(run_id)
+            # shown only once persisted: the database holds at least what GET shows (maybe more, on its way)
+            assert [e.seq for e in stored] == list(range(1, detail["last_event"] + 1))
             assert detail["todo"] == [t.model_dump(mode="json") for t in folded.todo()]
             assert detail["warnings"] == folded.warnings
             seen_running += bool(detail["todo"])
             await asyncio.sleep(0.02)
         assert seen_running >= 2, "the run never showed a todo list while it executed"
-        restarted = app.state.runs.progress(run_id)
+        await app.state.runs.publisher.flush()
+        restarted = await app.state.runs.progress(run_id)
         assert restarted.last_seq == len(persisted(app, run_id))
+
+
+async def test_a_run_whose_events_cannot_be_saved_ends_in_error(
+    make_client: AppFactory, fake_ollama: FakeOllama, run_kb: Settings
+) -> None:
+    """SQLite refuses the run's todo event (a trigger: a real write failure, for this run only): the
+    failure is not swallowed. The todo list is never shown, the run ends in ``error`` naming the cause,
+    and its stream ends with that error; what was persisted stays numbered without a gap."""
+    fake_ollama.state.latency_ms = 100
+    catalog = run_kb.storage.catalog_path
+    async with make_client() as (client, app):
+        with sqlite3.connect(catalog) as conn:
+            conn.execute("CREATE TABLE refused_runs (run_id TEXT)")
+            conn.execute(
+                "CREATE TRIGGER refuse_todo BEFORE INSERT ON run_events WHEN NEW.type = 'todo' "
+                "AND NEW.run_id IN (SELECT run_id FROM refused_runs) "
+                "BEGIN SELECT RAISE(ABORT, 'disk says no'); END"
+            )
+        try:
+            run_id = (await client.post("/api/runs", json=QUICK)).json()["run_id"]
+            with sqlite3.connect(catalog) as conn:
+                conn.execute("INSERT INTO refused_runs VALUES (?)", (run_id,))
+            detail = await wait_for(client, run_id, "error")
+            assert "could not be saved" in detail["run"]["error"] and "disk says no" in detail["run"]["error"]
+            assert detail["todo"] == []
+            async with client.stream("GET", f"/api/runs/{run_id}/events") as stream:
+                lines = [line async for line in stream.aiter_lines() if line.startswith("event:")]
+            assert lines[-1] == "event: error"
+        finally:
+            with sqlite3.connect(catalog) as conn:
+                conn.execute("DROP TRIGGER refuse_todo")
+                conn.execute("DROP TABLE refused_runs")
+        events = persisted(app, run_id)
+        assert [seq for seq, _, _ in events] == list(range(1, len(events) + 1))
+        assert "todo" not in [kind for _, kind, _ in events]
+        assert events[-2][1:] == (
+            "status",
+            {"status": "error", "phase": events[-2][2]["phase"], "error": detail["run"]["error"]},
+        )
+        assert events[-1][1:] == ("error", {"message": detail["run"]["error"]})

@@ -4,8 +4,11 @@ Runs are asyncio tasks owned by the app's lifespan (``start()`` / ``stop()``). A
 ``research.max_running_runs`` execute at once; the rest wait as ``queued``, in the order they were
 submitted. Every event the runner emits, and every status change, is persisted (``RunEventLog``) before it
 is published to the clients watching the run (``EventBroker``), so a client that reconnects replays what it
-missed from the database. Answers to an interrupt are serialised by a per-run lock: the first wins, a second
-finds the run busy (``RunStateError``, 409).
+missed from the database; the writes happen in a thread of their own, batched across runs, and the events
+are published once their transaction committed (``publisher.py``), so the event loop never waits for
+SQLite. An event that could not be persisted ends its run in ``error`` (``_unsaved``). Answers to an
+interrupt are serialised by a per-run lock: the first wins, a second finds the run busy (``RunStateError``,
+409).
 
 At start-up, runs a stopped process left ``running`` or ``queued`` are resumed from their last checkpoint
 (``research.resume_on_start``; otherwise the running ones are marked ``error``, resumable).
@@ -28,11 +31,12 @@ from typing import TYPE_CHECKING, Any
 from rabbithole.api.runs.broker import EventBroker
 from rabbithole.api.runs.endings import UnsavedEndings
 from rabbithole.api.runs.progress import PROGRESS_TYPES, RunProgress
+from rabbithole.api.runs.publisher import EventPublisher
 from rabbithole.api.runs.schemas import ResumeBody, check_fits
 from rabbithole.core.disk_full import disk_full_error
 from rabbithole.core.errors import RabbitholeError, RunStateError
 from rabbithole.research.context import RunOverrides
-from rabbithole.research.event_log import RunEvent, RunEventLog
+from rabbithole.research.event_log import NewEvent, RunEvent, RunEventLog
 from rabbithole.research.models import RunMode, RunStatus
 from rabbithole.research.registry import RunRecord, RunRegistry
 from rabbithole.research.run_lease import RunLeases, process_owner
@@ -67,7 +71,9 @@ class RunService:
         self._waiting: deque[_Job] = deque()
         self._active: dict[str, asyncio.Task[None]] = {}
         self._locks: dict[str, asyncio.Lock] = {}
-        self._progress: dict[str, RunProgress] = {}  # runs executing here, updated by _emit
+        self._progress: dict[str, RunProgress] = {}  # runs executing here, updated as events are published
+        self.publisher = EventPublisher(self.events, self.broker, self._progress, on_unsaved=self._unsaved)
+        self._ending: set[asyncio.Task[None]] = set()  # runs being ended after an unsaved event
         self._closing = False
         self.lease_s = services.settings.research.run_lease_s
         self.leases = RunLeases(self.registry.engine, process_owner(), self.lease_s)
@@ -129,6 +135,7 @@ class RunService:
             task.cancel()
         if tasks:
             await asyncio.wait(tasks)
+        await self.publisher.close()  # the events still queued are written (and published)
         self.leases.stop_heartbeat()
 
     # -- requests ------------------------------------------------------------------------------------
@@ -181,6 +188,7 @@ class RunService:
             self.endings.forget(run_id)
             self._status(run_id, "cancelled", update=False)
             self._emit(run_id, "done", {"status": "cancelled"})
+            await self.publisher.flush()  # answered once the run's final events are persisted
             return self.registry.get(run_id, with_result=False)
 
     async def delete(self, run_id: str) -> None:
@@ -193,24 +201,30 @@ class RunService:
                 task.cancel()
                 await asyncio.wait({task})
             self.registry.delete(run_id)
-            self.events.delete_run(run_id)
+            await self.publisher.delete_run(run_id)  # after the run's events still on their way
             checkpointer = await self.services.checkpointer()
             await checkpointer.adelete_thread(run_id)
         self._locks.pop(run_id, None)
         self.broker.close_run(run_id)
         self.broker.publish_change({"change": "deleted", "run_id": run_id})
 
-    def progress(self, run_id: str) -> RunProgress:
+    async def progress(self, run_id: str) -> RunProgress:
         """The run's todo list, warnings and last event number: live for a run executing here (no
-        database read), folded from its persisted events otherwise."""
+        database read), folded from its persisted events otherwise (read in a thread)."""
         live = self._progress.get(run_id)
         if live is not None:
             return live
-        return self._stored_progress(run_id)
+        return await asyncio.to_thread(self._stored_progress, run_id)
+
+    async def last_event(self, run_id: str) -> int:
+        """The number of the run's last published event."""
+        live = self._progress.get(run_id)
+        if live is not None:
+            return live.last_seq
+        return await asyncio.to_thread(self.events.last_seq, run_id)
 
     def _stored_progress(self, run_id: str) -> RunProgress:
-        events = self.events.after(run_id, 0, types=PROGRESS_TYPES)
-        return RunProgress.of(events, self.events.last_seq(run_id))
+        return RunProgress.of(*self.events.progress_events(run_id, PROGRESS_TYPES))
 
     def busy(self, run_id: str) -> bool:
         """Executing, or queued to execute."""
@@ -290,10 +304,13 @@ class RunService:
         if full is None:
             return f"internal error: {exc!r}"
         try:
-            advice = resume_advice(self.registry.get(run_id, with_result=False))
+            advice = self._advice(run_id)
         except Exception:
             advice = f"POST /api/runs/{run_id}/resume"
         return f"{full}. The run can be resumed from its last checkpoint: {advice}"
+
+    def _advice(self, run_id: str) -> str:
+        return resume_advice(self.registry.get(run_id, with_result=False))
 
     def _end_in_error(self, run_id: str, message: str) -> None:
         """The run ends in ``error`` with ``message``, whatever else fails; never raises. Its status is
@@ -305,16 +322,12 @@ class RunService:
             phase = self.registry.get(run_id, with_result=False).phase
         except Exception:
             phase = ""
-        self._emit_or_keep(run_id, "status", {"status": "error", "phase": phase, "error": message})
-        self._emit_or_keep(run_id, "error", {"message": message})
+        self._emit(run_id, "status", {"status": "error", "phase": phase, "error": message})
+        self._emit(run_id, "error", {"message": message})  # not persisted: published by _unsaved
         self.broker.publish_change({"change": "status", "run_id": run_id, "status": "error", "phase": phase})
 
-    def _emit_or_keep(self, run_id: str, kind: str, data: dict[str, Any]) -> None:
-        try:
-            self._emit(run_id, kind, data)
-            return
-        except Exception:
-            log.exception("run %s: its %s event could not be persisted; published from memory", run_id, kind)
+    def _keep(self, run_id: str, kind: str, data: dict[str, Any]) -> None:
+        """A final event that could not be persisted, published from memory (``endings``)."""
         live = self._progress.get(run_id)
         try:
             last = live.last_seq if live is not None else self.events.last_seq(run_id)
@@ -330,13 +343,41 @@ class RunService:
 
     # -- events --------------------------------------------------------------------------------------
 
-    def _emit(self, run_id: str, kind: str, data: dict[str, Any]) -> RunEvent:
-        event = self.events.append(run_id, kind, data)
-        live = self._progress.get(run_id)
-        if live is not None:
-            live.add(event)
-        self.broker.publish(event)
-        return event
+    def _emit(self, run_id: str, kind: str, data: dict[str, Any]) -> None:
+        """Persist the event (in the writer's thread), then publish it and fold it into the live progress."""
+        self.publisher.emit(run_id, kind, data)
+
+    def _unsaved(self, run_id: str, events: list[NewEvent], exc: Exception) -> None:
+        """Events of the run could not be persisted (nobody saw them): a run executing or queued here
+        cannot go on without them and ends in ``error`` with the reason; otherwise its streams end (a
+        client that reconnects replays what was persisted)."""
+        kinds = ", ".join(event.type for event in events)
+        log.error("run %s: its events (%s) could not be persisted: %s", run_id, kinds, exc)
+        final = [e for e in events if e.type == "error" or e.data.get("status") == "error"]
+        if final:  # the run's end (a full disk): published from memory, kept for later streams
+            for event in final:
+                self._keep(run_id, event.type, event.data)
+            return
+        if not self.busy(run_id):
+            self.broker.close_run(run_id)
+            return
+        reason = disk_full_error(exc) or f"{type(exc).__name__}: {exc}"
+        message = f"the run's progress events could not be saved ({reason})"
+        message += f". The run can be resumed from its last checkpoint: POST /api/runs/{run_id}/resume"
+        task = asyncio.create_task(self._end_unsaved(run_id, message), name=f"run-{run_id}-unsaved")
+        self._ending.add(task)
+        task.add_done_callback(self._ending.discard)
+
+    async def _end_unsaved(self, run_id: str, message: str) -> None:
+        async with self._lock(run_id):
+            if not self.busy(run_id):
+                return  # it ended meanwhile (a cancel, the end)
+            self._drop_waiting(run_id)
+            task = self._active.get(run_id)
+            if task is not None:
+                task.cancel()
+                await asyncio.wait({task})
+            self._end_in_error(run_id, message)
 
     def _status(
         self, run_id: str, status: RunStatus, *, error: str | None = None, update: bool = True

@@ -5,11 +5,13 @@ A run's stream replays the persisted events after ``Last-Event-ID`` (or ``?after
 ones without a gap or a repeat: it subscribes before it reads the backlog and drops live events numbered at
 or below the last one it sent. It ends after ``done`` or ``error`` (a resumed run continues on a new
 connection), at once when the client already has the run's final event, or when the run is deleted.
-Heartbeats (SSE comments) keep idle connections open.
+Heartbeats (SSE comments) keep idle connections open. The database is read in a thread, never on the
+event loop.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
@@ -112,7 +114,7 @@ async def follow(service: RunService, run_id: str, after: int) -> AsyncIterator[
     """The run's events numbered above ``after``: the backlog, then live ones, until a terminal event."""
     with service.broker.run_subscription(run_id) as queue:
         last = after
-        backlog = service.events.after(run_id, after)
+        backlog = await asyncio.to_thread(service.events.after, run_id, after)
         for event in backlog:
             last = event.seq
             yield _sse(event)
@@ -121,7 +123,7 @@ async def follow(service: RunService, run_id: str, after: int) -> AsyncIterator[
             yield _sse(event)
             if event.type in TERMINAL:
                 return
-        latest = service.events.latest(run_id)
+        latest = await asyncio.to_thread(service.events.latest, run_id)
         if latest is not None and latest.type in TERMINAL and latest.seq <= last:
             return  # the client has the run's final event (a resume would have added more since)
         while True:
@@ -173,5 +175,5 @@ async def run_events(
     last_event_id: Annotated[str | None, Header(description="Replay events after this.")] = None,
 ) -> EventSourceResponse:
     """The run's events as SSE, replayed from Last-Event-ID or ?after=N, then live."""
-    runs.registry.get(run_id, with_result=False)  # 404 before the stream starts
+    await asyncio.to_thread(runs.registry.get, run_id, with_result=False)  # 404 before the stream starts
     return EventSourceResponse(follow(runs, run_id, replay_start(after, last_event_id)), ping=PING_S)
