@@ -146,6 +146,10 @@ class RunStateError(RabbitholeError):
     exit_code = 65
 
 
+class RunBusyError(RunStateError):
+    """Another live process (a server, or the CLI) executes the run: it holds the run's lease."""
+
+
 class RunFailedError(RabbitholeError):
     """A research run stopped in its error state; it can be resumed from its last checkpoint."""
 

@@ -16,7 +16,10 @@ At start-up, runs a stopped process left ``running`` or ``queued`` are resumed f
 Servers may share one data directory: a process executes a run only while it holds the run's lease
 (``research/run_lease.py``), claimed atomically when the run is submitted or picked up at start-up, renewed
 by a heartbeat, released when the run stops executing. So each run executes in exactly one process; the runs
-of a process that died are taken over by a live one once their leases expire.
+of a process that died are taken over by a live one once their leases expire, or at once where the owner
+is known to be gone (a process of this host that no longer lives: a server restarted after ``kill -9``).
+The CLI executes runs under the same lease; a request for a run another process executes is refused
+(``RunBusyError``, 409).
 """
 
 from __future__ import annotations
@@ -34,12 +37,12 @@ from rabbithole.api.runs.progress import PROGRESS_TYPES, RunProgress
 from rabbithole.api.runs.publisher import EventPublisher
 from rabbithole.api.runs.schemas import ResumeBody, check_fits
 from rabbithole.core.disk_full import disk_full_error
-from rabbithole.core.errors import RabbitholeError, RunStateError
+from rabbithole.core.errors import RabbitholeError, RunBusyError, RunStateError
 from rabbithole.research.context import RunOverrides
 from rabbithole.research.event_log import NewEvent, RunEvent, RunEventLog
 from rabbithole.research.models import RunMode, RunStatus
 from rabbithole.research.registry import RunRecord, RunRegistry
-from rabbithole.research.run_lease import RunLeases, process_owner
+from rabbithole.research.run_lease import RunLeases, describe_owner, process_owner
 from rabbithole.research.runner import ResearchRunner, resume_advice
 
 if TYPE_CHECKING:
@@ -91,7 +94,8 @@ class RunService:
 
     async def _adopt(self, *, expired_only: bool) -> None:
         """Claim and continue stopped runs: at start-up those without a live lease, later only those whose
-        owner's lease expired (a process that died; a run executed by the CLI holds no lease)."""
+        owner's lease expired or whose owner is gone (a process that died; ``RunLeases.claim``). A run the
+        CLI executes holds a lease like a server's."""
         stopped = list(reversed(self.registry.list(status=["running", "queued"], limit=1_000_000)))
         for record in stopped:
             if self.busy(record.id):
@@ -157,7 +161,7 @@ class RunService:
             if record.status in FINISHED:
                 raise RunStateError(f"run {run_id} is finished; there is nothing to resume")
             if not self.leases.claim(run_id):
-                raise RunStateError(f"run {run_id} is being executed by another server process")
+                raise self._busy_elsewhere(run_id)
             try:
                 interrupt = (await self.runner.view(run_id)).interrupt
                 check_fits(run_id, interrupt, body)
@@ -414,4 +418,14 @@ class RunService:
     def _refuse_if_elsewhere(self, run_id: str) -> None:
         holder = self.leases.holder(run_id)
         if holder is not None and holder != self.leases.owner:
-            raise RunStateError(f"run {run_id} is being executed by another server process ({holder})")
+            raise self._busy_elsewhere(run_id, holder)
+
+    def _busy_elsewhere(self, run_id: str, holder: str | None = None) -> RunBusyError:
+        """The run is executed by another process (another server, or the CLI): it holds the lease."""
+        holder = holder or self.leases.holder(run_id)
+        who = f" ({describe_owner(holder)})" if holder else ""
+        return RunBusyError(
+            f"run {run_id} is being executed by another process{who}: another server, or the CLI "
+            f"(rabbithole research/report); follow it with GET /api/runs/{run_id}, and resume it only once "
+            "it stopped"
+        )
