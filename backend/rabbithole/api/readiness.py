@@ -17,8 +17,10 @@ class Readiness:
     def __init__(self) -> None:
         self._done = threading.Event()
         self.error: str | None = None
-        #: collections the warm-up could not load (a damaged index, another embedding model), with why
-        self.collection_errors: dict[str, str] = {}
+        #: collections the warm-up could not load (a damaged index, another embedding model): why, and the
+        #: collection's revision then (an error stops counting once the collection changed: re-ingested,
+        #: rebuilt)
+        self.collection_errors: dict[str, tuple[str, str]] = {}
 
     @property
     def ready(self) -> bool:
@@ -37,7 +39,10 @@ class Readiness:
     def warm_up(self, services: Services) -> None:
         """Load the embedder, the searcher and the collections' indexes (run in a worker thread)."""
         try:
-            self.collection_errors = services.warm_up()
+            failed = services.warm_up()
+            self.collection_errors = {
+                name: (services.catalog.revision(name), reason) for name, reason in failed.items()
+            }
         except Exception as exc:  # reported by /health; searches report it again with their own status
             log.warning("warm-up failed: %s", exc)
             self.error = f"{type(exc).__name__}: {exc}"

@@ -24,6 +24,5 @@ def register(app: typer.Typer) -> None:
                     typer.echo(f"[{done}/{total}] {file_name}", err=True)
 
             report = services.rebuild_vectors(collection, progress)
-        typer.echo(
-            f"{report.collection}: {report.documents} documents, {report.vectors} vectors rebuilt", err=True
-        )
+        documents = f"{report.documents} document{'' if report.documents == 1 else 's'}"
+        typer.echo(f"{report.collection}: {documents}, {report.vectors} vectors rebuilt", err=True)

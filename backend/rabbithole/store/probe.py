@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,13 +25,20 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def probe_collections(chroma_dir: Path, names: dict[str, str], timeout_s: float) -> dict[str, str]:
+#: the checking child: ``CHILD + [chroma_dir]``, the names as JSON on its stdin
+CHILD = (sys.executable, "-m", "rabbithole.store.probe_child")
+
+
+def probe_collections(
+    chroma_dir: Path, names: dict[str, str], timeout_s: float, *, child: Sequence[str] = CHILD
+) -> dict[str, str]:
     """``names``: Rabbithole collection -> Chroma collection name. Returns the damaged ones with the reason
-    (an empty dict when all read well). ``timeout_s``: the longest one collection may take."""
+    (an empty dict when all read well). ``timeout_s``: the longest one collection may take. ``child``: the
+    command of the checking process (:mod:`rabbithole.store.probe_child`)."""
     pending = list(names.items())
     damaged: dict[str, str] = {}
     while pending:
-        checked, broken = _run_child(chroma_dir, [chroma for _, chroma in pending], timeout_s)
+        checked, broken = _run_child(child, chroma_dir, [chroma for _, chroma in pending], timeout_s)
         for index, reason in broken.items():
             damaged[pending[index][0]] = reason
         if checked >= len(pending):
@@ -39,11 +47,13 @@ def probe_collections(chroma_dir: Path, names: dict[str, str], timeout_s: float)
     return damaged
 
 
-def _run_child(chroma_dir: Path, chroma_names: list[str], timeout_s: float) -> tuple[int, dict[int, str]]:
+def _run_child(
+    command: Sequence[str], chroma_dir: Path, chroma_names: list[str], timeout_s: float
+) -> tuple[int, dict[int, str]]:
     """One child over ``chroma_names``: how many it got through (the one it died or hung on included) and
     the reasons of those that are damaged, by index."""
     child = subprocess.Popen(
-        [sys.executable, "-m", "rabbithole.store.probe_child", str(chroma_dir)],
+        [*command, str(chroma_dir)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,

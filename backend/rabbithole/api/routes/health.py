@@ -113,7 +113,12 @@ def _store(services: Services) -> ComponentHealth:
 def _unavailable(services: Services, readiness: Readiness) -> list[UnavailableCollection]:
     """The collections the warm-up could not load, and those whose index is recorded damaged (found by
     another process, or since the warm-up), each with its reason."""
-    reasons = dict(readiness.collection_errors)
+    present = {c.name for c in services.catalog.list_collections()}
+    reasons = {
+        name: reason
+        for name, (revision, reason) in readiness.collection_errors.items()
+        if name in present and services.catalog.revision(name) == revision
+    }
     if readiness.ready:
         for name, reason in services.store.damaged().items():
             reasons[name] = str(DamagedIndexError(name, reason))
