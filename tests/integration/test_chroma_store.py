@@ -267,6 +267,43 @@ def test_persistence_across_processes(tmp_path: Path) -> None:
     assert result.stdout.strip() == "5 c:AtG.pdf:2 ['Gesetze'] yes"
 
 
+def test_a_refresh_reads_another_process_and_moves_open_handles_to_the_new_client(tmp_path: Path) -> None:
+    store = ChromaStore.from_settings(StorageSettings(data_dir=tmp_path))
+    mine = store.open("c", FakeModel(), create=True)
+    mine.upsert(make_chunks("a.pdf", 3), unit_vectors(3))
+    script = textwrap.dedent(
+        f"""
+        from pathlib import Path
+        import numpy as np
+        from rabbithole.core.config import StorageSettings
+        from rabbithole.core.models import Chunk
+        from rabbithole.store.chroma_store import ChromaStore
+
+        class Model:
+            model_id, dim = "test-model@1", 8
+
+        store = ChromaStore.from_settings(StorageSettings(data_dir=Path({str(tmp_path)!r})))
+        chunk = Chunk(id="c:b.pdf:0", collection="c", document="b.pdf", ordinal=0, text="b", start=0,
+                      end=1, page=1, page_end=1, section=None, heading="")
+        store.open("c", Model()).upsert([chunk], np.ones((1, 8), dtype=np.float32))
+        store.close()
+        """
+    )
+    env = {**os.environ, "ANONYMIZED_TELEMETRY": "False"}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    store.sync("c", "before")
+    store.sync("c", "after")  # the catalog moved on: another process wrote, the store reads its files anew
+    assert mine.count() == 4  # the handle opened before the refresh works on the new client
+    assert mine.get_embeddings(["c:b.pdf:0"]).keys() == {"c:b.pdf:0"}
+    store.note_written("c", "mine")
+    store.sync("c", "mine")  # this process's own write: no refresh needed (nothing to assert but no error)
+    assert store.open("c", FakeModel()).count() == 4
+    store.close()
+
+
 def test_store_errors_are_wrapped(tmp_path: Path) -> None:
     blocker = tmp_path / "data"
     blocker.write_text("a file where a folder should be")

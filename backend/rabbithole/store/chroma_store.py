@@ -119,9 +119,11 @@ class ChromaStore:
         if self._reopen is None:
             return
         with self.gate.exclusive():
-            old, self._client = self._client, self._reopen()
+            # the client's system is looked up by folder: take the old one before the new client replaces it
+            old_system = getattr(self._client, "_system", None)
+            self._client = self._reopen()
             self._known.clear()
-        _stop(old)
+        _stop(old_system)
 
     def sync(self, collection: str, revision: str) -> None:
         """Before a search or a write of ``collection`` at the catalog's ``revision``: read the store anew
@@ -311,9 +313,9 @@ class ChromaStore:
         return existed
 
 
-def _stop(client: Any) -> None:
-    """Stop a client set aside by :meth:`ChromaStore.refresh` (frees its in-memory indexes)."""
-    system = getattr(client, "_system", None)
+def _stop(system: Any) -> None:
+    """Stop the Chroma system of a client set aside by :meth:`ChromaStore.refresh` (frees its in-memory
+    indexes)."""
     if system is None:
         return
     try:
