@@ -167,6 +167,11 @@ def test_the_cli_reports_a_damaged_index_and_rebuilds_it(damaged: dict[str, str]
     assert refused.returncode == 74, refused.stderr  # the store check ran first: no crash
     assert "damaged" in refused.stderr and "rabbithole rebuild broken" in refused.stderr
 
+    listed = _cli(damaged, "collections")
+    assert listed.returncode == 0, listed.stderr
+    assert "error: the vector index is damaged" in listed.stdout
+    assert "rebuild it: rabbithole rebuild broken" in listed.stdout
+
     rebuilt = _cli(damaged, "rebuild", "broken")
     assert rebuilt.returncode == 0, rebuilt.stderr
     assert "broken: 1 document, 1797 vectors rebuilt" in rebuilt.stderr
@@ -174,3 +179,4 @@ def test_the_cli_reports_a_damaged_index_and_rebuilds_it(damaged: dict[str, str]
     found = _cli(damaged, "search", "Genehmigung", "--collection", "broken", "--mode", "vector", "--json")
     assert found.returncode == 0, found.stderr
     assert "AtG.pdf" in found.stdout
+    assert "damaged" not in _cli(damaged, "collections").stdout

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 from typing import Any
 
 import typer
@@ -15,11 +16,14 @@ def register(app: typer.Typer) -> None:
     @app.command()
     @handle_errors
     def collections(as_json: bool = typer.Option(False, "--json", help="JSON output.")) -> None:
-        """List collections (how many documents and chunks, the embedding model) and the files the last
-        ingestion could not read, with the reason; `rabbithole registry -c NAME` lists a collection's
-        documents."""
+        """List collections (how many documents and chunks, the embedding model), the files the last
+        ingestion could not read, with the reason, and a vector index found damaged; `rabbithole registry
+        -c NAME` lists a collection's documents."""
+        from rabbithole.store.damage import DAMAGE_FILE, DamageRecord
+
         with open_services() as services:
             data: list[dict[str, Any]] = []
+            damaged = DamageRecord(services.settings.storage.data_dir / DAMAGE_FILE).load()
             for info in services.catalog.list_collections():
                 data.append(
                     {
@@ -31,6 +35,7 @@ def register(app: typer.Typer) -> None:
                             {"file": p.file_name, "kind": p.kind, "severity": p.severity, "reason": p.reason}
                             for p in services.catalog.problems(info.name)
                         ],
+                        "vector_index_damage": damaged.get(info.name),
                     }
                 )
         if as_json:
@@ -49,6 +54,12 @@ def register(app: typer.Typer) -> None:
             )
             for p in c["problems"]:
                 console.print(f"  {p['severity']}: {p['file']}: {p['reason']}", highlight=False)
+            if c["vector_index_damage"]:
+                console.print(
+                    f"  error: the vector index is damaged ({c['vector_index_damage']}); rebuild it: "
+                    f"rabbithole rebuild {shlex.quote(c['name'])}",
+                    highlight=False,
+                )
 
     @app.command()
     @handle_errors
