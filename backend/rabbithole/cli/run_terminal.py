@@ -1,6 +1,8 @@
 """Drive a run in the terminal, for `rabbithole research` and `rabbithole report`: create it (or pick up
 the one named by --resume), answer its interrupts until it ends, and, when nobody can answer (stdin
-closed), leave it waiting and exit with EXIT_WAITING and the command that resumes it."""
+closed), leave it waiting and exit with EXIT_WAITING and the command that resumes it. The run executes
+under its lease, with its events in the run event log (``research/local_run.py``), as on a server: a run a
+server (or another CLI) executes is refused (``RunBusyError``), and the server's view follows this one."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from rabbithole.core.config import load_settings
 from rabbithole.core.errors import InvalidRequestError
 
 if TYPE_CHECKING:
+    from rabbithole.research.local_run import LocalRun
     from rabbithole.research.models import ResearchResult, RunMode
     from rabbithole.research.runner import ResearchRunner, RunView
 
@@ -36,10 +39,12 @@ class NewRun:
     overrides: dict[str, Any]
 
 
-async def drive(runner: ResearchRunner, view: RunView, answer: Answer, progress: ProgressSink) -> RunView:
+async def drive(
+    local: LocalRun, runner: ResearchRunner, view: RunView, answer: Answer, progress: ProgressSink
+) -> RunView:
     """Answer interrupts until the run ends."""
     while view.interrupt is not None:
-        view = await runner.advance(view.record.id, answer(view.interrupt), on_event=progress)
+        view = await local.advance(runner, answer(view.interrupt), on_event=progress)
     return view
 
 
@@ -60,6 +65,7 @@ async def run_in_terminal(
     console: Console,
 ) -> ResearchResult:
     """Start ``new`` (or continue ``resume``) and drive it to its result."""
+    from rabbithole.research.local_run import LocalRun
     from rabbithole.research.runner import ResearchRunner
     from rabbithole.services import Services
 
@@ -67,26 +73,31 @@ async def run_in_terminal(
     async with services:
         runner = ResearchRunner(services)
         if resume:
-            current = await runner.view(resume)
-            _check_command(command, resume, current.record.mode)
-            console.print(
-                f"run {resume}: {current.record.status}, phase {current.record.phase or '-'}", highlight=False
-            )
-            view = (
-                current if current.interrupt is not None else await runner.advance(resume, on_event=progress)
-            )
+            run_id = resume
         else:
             assert new is not None
-            record = runner.create(new.question, new.collections, new.mode, new.overrides)
-            console.print(f"run {record.id}", highlight=False)
-            view = await runner.advance(record.id, on_event=progress)
-        try:
-            view = await drive(runner, view, answer, progress)
-        except typer.Abort:
-            console.print(
-                f"no answer; the run waits for input: rabbithole {command} --resume {view.record.id}",
-                highlight=False,
-            )
-            raise typer.Exit(EXIT_WAITING) from None
+            run_id = runner.create(new.question, new.collections, new.mode, new.overrides).id
+        with LocalRun(services, run_id) as local:  # the run's lease: no other process executes it meanwhile
+            if resume:
+                current = await runner.view(resume)
+                _check_command(command, resume, current.record.mode)
+                console.print(
+                    f"run {resume}: {current.record.status}, phase {current.record.phase or '-'}",
+                    highlight=False,
+                )
+                view = current
+                if current.interrupt is None:
+                    view = await local.advance(runner, on_event=progress)
+            else:
+                console.print(f"run {run_id}", highlight=False)
+                view = await local.advance(runner, on_event=progress)
+            try:
+                view = await drive(local, runner, view, answer, progress)
+            except typer.Abort:
+                console.print(
+                    f"no answer; the run waits for input: rabbithole {command} --resume {view.record.id}",
+                    highlight=False,
+                )
+                raise typer.Exit(EXIT_WAITING) from None
         assert view.result is not None
         return view.result

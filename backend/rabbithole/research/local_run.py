@@ -1,0 +1,103 @@
+"""A run executed outside the server (the CLI's ``research`` and ``report``, their ``--resume``), the way the
+server executes one: under the run's lease (``run_lease.py``), so a server or another CLI never executes it
+at the same time, and with its events and status events in the run event log, so the server's view of the
+run (GET /api/runs/{id}, a stream that connects, the web app) shows its progress and its end.
+
+    with LocalRun(services, run_id) as local:                 # RunBusyError: another process executes it
+        view = await local.advance(runner, on_event=progress)
+        view = await local.advance(runner, answer, on_event=progress)
+
+The lease is claimed on entry, renewed by a heartbeat thread while the run executes (and while the terminal
+waits for an answer), and released on exit, whatever ends it (the end, an error, Ctrl-C).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from rabbithole.core.errors import RunBusyError, RunStateError
+from rabbithole.research.run_lease import RunLeases, describe_owner, process_owner
+
+if TYPE_CHECKING:
+    from rabbithole.research.event_log import RunEventLog
+    from rabbithole.research.models import RunStatus
+    from rabbithole.research.registry import RunRegistry
+    from rabbithole.research.runner import EventSink, ResearchRunner, RunView
+    from rabbithole.services import Services
+
+log = logging.getLogger(__name__)
+
+
+class LocalRun:
+    def __init__(self, services: Services, run_id: str) -> None:
+        self.run_id = run_id
+        self.registry: RunRegistry = services.runs
+        self.events: RunEventLog = services.run_events
+        lease_s = services.settings.research.run_lease_s
+        self.leases = RunLeases(self.registry.engine, process_owner(), lease_s)
+
+    def __enter__(self) -> LocalRun:
+        self.registry.get(self.run_id, with_result=False)  # RunNotFoundError before any claim
+        if not self.leases.claim(self.run_id):
+            holder = self.leases.holder(self.run_id)
+            who = f" ({describe_owner(holder)})" if holder else ""
+            raise RunBusyError(
+                f"run {self.run_id} is being executed by another process{who}: a server, or another "
+                f"rabbithole command; follow it there (the web app, GET /api/runs/{self.run_id}), and resume "
+                "it only once it stopped"
+            )
+        self.leases.start_heartbeat()
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.leases.stop_heartbeat()
+        try:
+            self.leases.release(self.run_id)
+        except Exception:  # a full disk: the lease expires on its own; the run's own outcome goes on
+            log.exception("run %s: its lease could not be released", self.run_id)
+
+    async def advance(self, runner: ResearchRunner, resume: Any = None, *, on_event: EventSink) -> RunView:
+        """``runner.advance`` with the run's events recorded as the server records them: ``running`` as it
+        starts, each event, the status event before an interrupt, the end or an error, and a cancelled
+        run's end (Ctrl-C). An event that cannot be recorded ends the run in error (the runner's way)."""
+        if self.registry.get(self.run_id, with_result=False).status == "done":
+            raise RunStateError(f"run {self.run_id} is finished; there is nothing to resume")
+        self._status("running")
+        try:
+            return await runner.advance(
+                self.run_id, resume, on_event=lambda event: self._record(event, on_event)
+            )
+        except asyncio.CancelledError:
+            try:
+                self._status("cancelled")
+                self.events.append(self.run_id, "done", {"status": "cancelled"})
+            except Exception:  # a full disk: the registry says cancelled (the runner wrote it, or keeps it)
+                log.exception("run %s: its cancellation events could not be recorded", self.run_id)
+            raise
+
+    def _record(self, event: dict[str, Any], forward: EventSink) -> None:
+        kind = str(event.get("type", "event"))
+        if kind == "error":
+            message = str(event.get("message", ""))
+            self._status("error", error=message)
+        elif kind == "interrupt":
+            self._status("waiting_for_input")
+        elif kind == "done":
+            self._status("done")
+        self.events.append(self.run_id, kind, event)
+        forward(event)
+
+    def _status(self, status: RunStatus, *, error: str | None = None) -> None:
+        """The status event the server writes (the registry's status is the runner's to write)."""
+        data: dict[str, Any] = {
+            "status": status,
+            "phase": self.registry.get(self.run_id, with_result=False).phase,
+        }
+        if error is not None:
+            data["error"] = error
+        self.events.append(self.run_id, "status", data)
