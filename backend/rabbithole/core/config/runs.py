@@ -71,10 +71,10 @@ class ResearchSettings(BaseModel):
         30.0,
         ge=1.0,
         le=3600.0,
-        description="Seconds a server's claim on a run lasts unless renewed (every third of it): servers on "
-        "one data directory never execute one run twice; the runs of a server that died are taken over once "
-        "its claims expire. Longer than the longest stall of a busy server (a run of a process stalled for "
-        "longer may be taken over while it still executes).",
+        description="Seconds a process's claim on a run lasts unless renewed (every third of it): servers "
+        "and the CLI on one data directory never execute one run twice; the runs of a process that died are "
+        "taken over once its claims expire (at once when it ran on this host). Longer than the longest stall "
+        "of a busy server (a run of a process stalled for longer may be taken over while it still executes).",
     )
 
 
