@@ -2,7 +2,7 @@
 
 import { type Client, formDataBodySerializer, type Options as Options2, type TDataShape } from './client';
 import { client } from './client.gen';
-import type { CancelRunData, CancelRunErrors, CancelRunResponses, CollectionRegistryData, CollectionRegistryErrors, CollectionRegistryResponses, CreateCollectionData, CreateCollectionErrors, CreateCollectionResponses, CreateRunData, CreateRunErrors, CreateRunResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, DeleteCollectionData, DeleteCollectionErrors, DeleteCollectionResponses, DeleteDocumentByIdData, DeleteDocumentByIdErrors, DeleteDocumentByIdResponses, DeleteDocumentData, DeleteDocumentErrors, DeleteDocumentResponses, DeleteRunData, DeleteRunErrors, DeleteRunResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, DocumentPagesByIdData, DocumentPagesByIdErrors, DocumentPagesByIdResponses, DocumentPagesData, DocumentPagesErrors, DocumentPagesResponses, DocumentPdfByIdData, DocumentPdfByIdErrors, DocumentPdfByIdResponses, DocumentPdfData, DocumentPdfErrors, DocumentPdfResponses, GetCollectionData, GetCollectionErrors, GetCollectionResponses, GetDocumentData, GetDocumentErrors, GetDocumentResponses, GetJobData, GetJobErrors, GetJobResponses, GetReportData, GetReportDocxData, GetReportDocxErrors, GetReportDocxResponses, GetReportErrors, GetReportMarkdownData, GetReportMarkdownErrors, GetReportMarkdownResponses, GetReportResponses, GetRunData, GetRunErrors, GetRunResponses, GetSessionData, GetSessionErrors, GetSessionResponses, HealthData, HealthErrors, HealthResponses, JobEventsData, JobEventsErrors, JobEventsResponses, ListCollectionsData, ListCollectionsErrors, ListCollectionsResponses, ListDocumentsData, ListDocumentsErrors, ListDocumentsResponses, ListRunsData, ListRunsErrors, ListRunsResponses, PassageReferencesData, PassageReferencesErrors, PassageReferencesResponses, ReferenceGraphData, ReferenceGraphErrors, ReferenceGraphResponses, ReplaceRegistryData, ReplaceRegistryErrors, ReplaceRegistryResponses, ResumeRunData, ResumeRunErrors, ResumeRunResponses, RunEventsData, RunEventsErrors, RunEventsResponses, RunListChangesData, RunListChangesErrors, RunListChangesResponses, SearchData, SearchErrors, SearchResponses, UploadDocumentsData, UploadDocumentsErrors, UploadDocumentsResponses } from './types.gen';
+import type { CancelRunData, CancelRunErrors, CancelRunResponses, CollectionRegistryData, CollectionRegistryErrors, CollectionRegistryResponses, CreateCollectionData, CreateCollectionErrors, CreateCollectionResponses, CreateRunData, CreateRunErrors, CreateRunResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, DeleteCollectionData, DeleteCollectionErrors, DeleteCollectionResponses, DeleteDocumentByIdData, DeleteDocumentByIdErrors, DeleteDocumentByIdResponses, DeleteDocumentData, DeleteDocumentErrors, DeleteDocumentResponses, DeleteRunData, DeleteRunErrors, DeleteRunResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, DocumentPagesByIdData, DocumentPagesByIdErrors, DocumentPagesByIdResponses, DocumentPagesData, DocumentPagesErrors, DocumentPagesResponses, DocumentPdfByIdData, DocumentPdfByIdErrors, DocumentPdfByIdResponses, DocumentPdfData, DocumentPdfErrors, DocumentPdfResponses, GetCollectionData, GetCollectionErrors, GetCollectionResponses, GetDocumentData, GetDocumentErrors, GetDocumentResponses, GetJobData, GetJobErrors, GetJobResponses, GetReportData, GetReportDocxData, GetReportDocxErrors, GetReportDocxResponses, GetReportErrors, GetReportMarkdownData, GetReportMarkdownErrors, GetReportMarkdownResponses, GetReportResponses, GetRunData, GetRunErrors, GetRunResponses, GetSessionData, GetSessionErrors, GetSessionResponses, HealthData, HealthErrors, HealthResponses, JobEventsData, JobEventsErrors, JobEventsResponses, ListCollectionsData, ListCollectionsErrors, ListCollectionsResponses, ListDocumentsData, ListDocumentsErrors, ListDocumentsResponses, ListRunsData, ListRunsErrors, ListRunsResponses, PassageReferencesData, PassageReferencesErrors, PassageReferencesResponses, RebuildCollectionData, RebuildCollectionErrors, RebuildCollectionResponses, ReferenceGraphData, ReferenceGraphErrors, ReferenceGraphResponses, ReplaceRegistryData, ReplaceRegistryErrors, ReplaceRegistryResponses, ResumeRunData, ResumeRunErrors, ResumeRunResponses, RunEventsData, RunEventsErrors, RunEventsResponses, RunListChangesData, RunListChangesErrors, RunListChangesResponses, SearchData, SearchErrors, SearchResponses, UploadDocumentsData, UploadDocumentsErrors, UploadDocumentsResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean> = Options2<TData, ThrowOnError> & {
     /**
@@ -22,7 +22,8 @@ export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends 
  * Health
  *
  * `ready` once the search stack is loaded; `degraded` when the LLM server, a configured model, the
- * store or the database is missing (each part says what and how to fix it).
+ * store or the database is missing, or a collection cannot be searched (each part says what and how to
+ * fix it).
  */
 export const health = <ThrowOnError extends boolean = false>(options?: Options<HealthData, ThrowOnError>) => (options?.client ?? client).get<HealthResponses, HealthErrors, ThrowOnError>({ url: '/health', ...options });
 
@@ -58,6 +59,15 @@ export const deleteCollection = <ThrowOnError extends boolean = false>(options: 
 export const getCollection = <ThrowOnError extends boolean = false>(options: Options<GetCollectionData, ThrowOnError>) => (options.client ?? client).get<GetCollectionResponses, GetCollectionErrors, ThrowOnError>({ url: '/api/collections/{name}', ...options });
 
 /**
+ * Rebuild Collection
+ *
+ * Rebuild the collection's vectors from the catalog (the repair of a damaged vector index; the
+ * documents and their texts are kept), as a job with a file entry per document: follow it at
+ * GET /api/jobs/{id}. It waits for the collection's uploads before it.
+ */
+export const rebuildCollection = <ThrowOnError extends boolean = false>(options: Options<RebuildCollectionData, ThrowOnError>) => (options.client ?? client).post<RebuildCollectionResponses, RebuildCollectionErrors, ThrowOnError>({ url: '/api/collections/{name}/rebuild', ...options });
+
+/**
  * List Documents
  *
  * Every document of the collection's folder as last ingested: ingested, or failed with the reason.
@@ -68,7 +78,8 @@ export const listDocuments = <ThrowOnError extends boolean = false>(options: Opt
  * Upload Documents
  *
  * Store the PDFs and ingest them in the background; follow the job at GET /api/jobs/{id}. Files that
- * are not PDFs (by content) or too large are listed as rejected; 422 when no file is left.
+ * are not PDFs (by content), too large or that cannot be stored are listed as rejected; 422 when no file
+ * is a PDF within the size limit, 503 when none could be stored.
  */
 export const uploadDocuments = <ThrowOnError extends boolean = false>(options: Options<UploadDocumentsData, ThrowOnError>) => (options.client ?? client).post<UploadDocumentsResponses, UploadDocumentsErrors, ThrowOnError>({
     ...formDataBodySerializer,

@@ -150,6 +150,12 @@ export type CollectionDetail = {
      * Problems
      */
     problems: Array<ProblemOut>;
+    /**
+     * Vector Index Damage
+     *
+     * Why the collection's vector index was found damaged (its searches fail until POST /api/collections/{name}/rebuild rebuilt it); null when it is sound.
+     */
+    vector_index_damage?: string | null;
 };
 
 /**
@@ -485,6 +491,10 @@ export type HealthResponse = {
     llm: LlmHealth;
     store: ComponentHealth;
     database: ComponentHealth;
+    /**
+     * Unavailable Collections
+     */
+    unavailable_collections: Array<UnavailableCollection>;
 };
 
 /**
@@ -1516,6 +1526,22 @@ export type TodoItem = {
     state: 'pending' | 'running' | 'done' | 'error';
 };
 
+/**
+ * UnavailableCollection
+ *
+ * A collection whose searches fail, and why (with the command or request that repairs it).
+ */
+export type UnavailableCollection = {
+    /**
+     * Name
+     */
+    name: string;
+    /**
+     * Reason
+     */
+    reason: string;
+};
+
 export type HealthData = {
     body?: never;
     path?: never;
@@ -1533,7 +1559,7 @@ export type HealthErrors = {
      */
     401: ErrorResponse;
     /**
-     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
      */
     403: ErrorResponse;
     /**
@@ -1574,7 +1600,7 @@ export type ListCollectionsErrors = {
      */
     401: ErrorResponse;
     /**
-     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
      */
     403: ErrorResponse;
     /**
@@ -1617,7 +1643,7 @@ export type CreateCollectionErrors = {
      */
     401: ErrorResponse;
     /**
-     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
      */
     403: ErrorResponse;
     /**
@@ -1675,7 +1701,7 @@ export type DeleteCollectionErrors = {
      */
     401: ErrorResponse;
     /**
-     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
      */
     403: ErrorResponse;
     /**
@@ -1729,7 +1755,7 @@ export type GetCollectionErrors = {
      */
     401: ErrorResponse;
     /**
-     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
      */
     403: ErrorResponse;
     /**
@@ -1757,6 +1783,64 @@ export type GetCollectionResponses = {
 
 export type GetCollectionResponse = GetCollectionResponses[keyof GetCollectionResponses];
 
+export type RebuildCollectionData = {
+    body?: never;
+    path: {
+        /**
+         * Name
+         */
+        name: string;
+    };
+    query?: never;
+    url: '/api/collections/{name}/rebuild';
+};
+
+export type RebuildCollectionErrors = {
+    /**
+     * Bad request (e.g. a `Host:` header the server does not answer to).
+     */
+    400: ErrorResponse;
+    /**
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     */
+    401: ErrorResponse;
+    /**
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     */
+    403: ErrorResponse;
+    /**
+     * Not found.
+     */
+    404: ErrorResponse;
+    /**
+     * Conflict with the current state.
+     */
+    409: ErrorResponse;
+    /**
+     * Invalid request values.
+     */
+    422: ErrorResponse;
+    /**
+     * Internal error (details in the server log).
+     */
+    500: ErrorResponse;
+    /**
+     * A backing service (vector store, embedder, model) is unavailable.
+     */
+    503: ErrorResponse;
+};
+
+export type RebuildCollectionError = RebuildCollectionErrors[keyof RebuildCollectionErrors];
+
+export type RebuildCollectionResponses = {
+    /**
+     * Successful Response
+     */
+    202: IngestJob;
+};
+
+export type RebuildCollectionResponse = RebuildCollectionResponses[keyof RebuildCollectionResponses];
+
 export type ListDocumentsData = {
     body?: never;
     path: {
@@ -1779,7 +1863,7 @@ export type ListDocumentsErrors = {
      */
     401: ErrorResponse;
     /**
-     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
      */
     403: ErrorResponse;
     /**
@@ -1831,7 +1915,7 @@ export type UploadDocumentsErrors = {
      */
     401: ErrorResponse;
     /**
-     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
      */
     403: ErrorResponse;
     /**
@@ -1893,7 +1977,7 @@ export type DeleteDocumentErrors = {
      */
     401: ErrorResponse;
     /**
-     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
      */
     403: ErrorResponse;
     /**
@@ -1958,7 +2042,7 @@ export type DocumentPagesErrors = {
      */
     401: ErrorResponse;
     /**
-     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
      */
     403: ErrorResponse;
     /**
@@ -2012,7 +2096,7 @@ export type DeleteDocumentByIdErrors = {
      */
     401: ErrorResponse;
     /**
-     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
      */
     403: ErrorResponse;
     /**
@@ -2068,7 +2152,7 @@ export type GetDocumentErrors = {
      */
     401: ErrorResponse;
     /**
-     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
      */
     403: ErrorResponse;
     /**
@@ -2127,7 +2211,7 @@ export type DocumentPagesByIdErrors = {
      */
     401: ErrorResponse;
     /**
-     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
      */
     403: ErrorResponse;
     /**
@@ -2179,7 +2263,7 @@ export type CollectionRegistryErrors = {
      */
     401: ErrorResponse;
     /**
-     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
      */
     403: ErrorResponse;
     /**
@@ -2233,7 +2317,7 @@ export type ReplaceRegistryErrors = {
      */
     401: ErrorResponse;
     /**
-     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
      */
     403: ErrorResponse;
     /**
@@ -2291,7 +2375,7 @@ export type GetJobErrors = {
      */
     401: ErrorResponse;
     /**
-     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
      */
     403: ErrorResponse;
     /**
@@ -2345,7 +2429,7 @@ export type DocumentPdfErrors = {
      */
     401: ErrorResponse;
     /**
-     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
      */
     403: ErrorResponse;
     /**
@@ -2405,7 +2489,7 @@ export type DocumentPdfByIdErrors = {
      */
     401: ErrorResponse;
     /**
-     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
      */
     403: ErrorResponse;
     /**
@@ -2478,7 +2562,7 @@ export type JobEventsErrors = {
      */
     401: ErrorResponse;
     /**
-     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
      */
     403: ErrorResponse;
     /**
@@ -2536,7 +2620,7 @@ export type ReferenceGraphErrors = {
      */
     401: ErrorResponse;
     /**
-     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
      */
     403: ErrorResponse;
     /**
@@ -2590,7 +2674,7 @@ export type PassageReferencesErrors = {
      */
     401: ErrorResponse;
     /**
-     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
      */
     403: ErrorResponse;
     /**
@@ -2686,7 +2770,7 @@ export type SearchErrors = {
      */
     401: ErrorResponse;
     /**
-     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
      */
     403: ErrorResponse;
     /**
@@ -2739,7 +2823,7 @@ export type DeleteSessionErrors = {
      */
     401: ErrorResponse;
     /**
-     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
      */
     403: ErrorResponse;
     /**
@@ -2780,7 +2864,7 @@ export type GetSessionErrors = {
      */
     401: ErrorResponse;
     /**
-     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
      */
     403: ErrorResponse;
     /**
@@ -2821,7 +2905,7 @@ export type CreateSessionErrors = {
      */
     401: ErrorResponse;
     /**
-     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
      */
     403: ErrorResponse;
     /**
@@ -2862,7 +2946,7 @@ export type RunListChangesErrors = {
      */
     401: ErrorResponse;
     /**
-     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
      */
     403: ErrorResponse;
     /**
@@ -2935,7 +3019,7 @@ export type RunEventsErrors = {
      */
     401: ErrorResponse;
     /**
-     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
      */
     403: ErrorResponse;
     /**
@@ -3003,7 +3087,7 @@ export type ListRunsErrors = {
      */
     401: ErrorResponse;
     /**
-     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
      */
     403: ErrorResponse;
     /**
@@ -3044,7 +3128,7 @@ export type CreateRunErrors = {
      */
     401: ErrorResponse;
     /**
-     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
      */
     403: ErrorResponse;
     /**
@@ -3094,7 +3178,7 @@ export type DeleteRunErrors = {
      */
     401: ErrorResponse;
     /**
-     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
      */
     403: ErrorResponse;
     /**
@@ -3144,7 +3228,7 @@ export type GetRunErrors = {
      */
     401: ErrorResponse;
     /**
-     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
      */
     403: ErrorResponse;
     /**
@@ -3197,7 +3281,7 @@ export type ResumeRunErrors = {
      */
     401: ErrorResponse;
     /**
-     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
      */
     403: ErrorResponse;
     /**
@@ -3251,7 +3335,7 @@ export type CancelRunErrors = {
      */
     401: ErrorResponse;
     /**
-     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
      */
     403: ErrorResponse;
     /**
@@ -3305,7 +3389,7 @@ export type GetReportErrors = {
      */
     401: ErrorResponse;
     /**
-     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
      */
     403: ErrorResponse;
     /**
@@ -3359,7 +3443,7 @@ export type GetReportMarkdownErrors = {
      */
     401: ErrorResponse;
     /**
-     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
      */
     403: ErrorResponse;
     /**
@@ -3413,7 +3497,7 @@ export type GetReportDocxErrors = {
      */
     401: ErrorResponse;
     /**
-     * A request with the session cookie from a foreign `Origin:` (not this server, not in server.cors_origins); methods other than GET/HEAD only.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
      */
     403: ErrorResponse;
     /**
