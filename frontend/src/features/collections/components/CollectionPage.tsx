@@ -5,6 +5,7 @@ import { useI18n } from "../../../shared/i18n/i18n";
 import { ErrorAlert } from "../../../shared/ui/ErrorAlert";
 import { useCollection } from "../api/useCollection";
 import { useDeleteCollection } from "../api/useDeleteCollection";
+import { DamagedIndexNotice } from "./DamagedIndexNotice";
 import { DocumentsTable } from "./DocumentsTable";
 import { RegistryEditor } from "./RegistryEditor";
 import { SearchPanel } from "./SearchPanel";
@@ -74,6 +75,9 @@ export function CollectionPage() {
               model: collection.data.embedding_model,
             })}
           </p>
+        )}
+        {collection.data?.vector_index_damage && (
+          <DamagedIndexNotice collection={name} reason={collection.data.vector_index_damage} />
         )}
         <UploadDropzone collection={name} />
         <DocumentsTable collection={name} onOpen={(d) => set({ doc: d, page: "1" })} />

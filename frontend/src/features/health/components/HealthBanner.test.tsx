@@ -15,6 +15,7 @@ const healthy: HealthResponse = {
   llm: { provider: "ollama", base_url: "http://127.0.0.1:11434", reachable: true, error: null, models: [] },
   store: { ok: true, detail: "chroma" },
   database: { ok: true, detail: "catalog" },
+  unavailable_collections: [],
 };
 
 function answer(body: unknown, status = 200) {
@@ -61,6 +62,20 @@ describe("health banner", () => {
     });
     renderWithProviders(<HealthBanner />, "de");
     expect(await screen.findByRole("alert")).toHaveTextContent("Das Modell qwen3:14b fehlt: `ollama pull qwen3:14b` ausführen.");
+  });
+
+  it("names a collection that cannot be searched, with the repair", async () => {
+    answer({
+      ...healthy,
+      status: "degraded",
+      unavailable_collections: [
+        { name: "laws", reason: "the vector index of collection 'laws' is damaged; rebuild it: rabbithole rebuild laws" },
+      ],
+    });
+    renderWithProviders(<HealthBanner />);
+    expect(await screen.findByRole("alert")).toHaveTextContent(
+      "Collection laws cannot be searched: the vector index of collection 'laws' is damaged; rebuild it: rabbithole rebuild laws",
+    );
   });
 
   it("says how to start the server when it does not answer", async () => {

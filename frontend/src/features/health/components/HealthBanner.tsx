@@ -4,7 +4,8 @@ import { useHealth } from "../api/useHealth";
 
 /**
  * What /health says is wrong, with the fix: the LLM server not reachable (how to start it, which models to
- * pull), a missing model (`ollama pull ...`), the store or database failing, the warm-up failing.
+ * pull), a missing model (`ollama pull ...`), the store or database failing, the warm-up failing, a collection
+ * that cannot be searched (a damaged vector index: the reason names the rebuild).
  */
 export function HealthBanner({ always = false }: { always?: boolean }) {
   const { t } = useI18n();
@@ -31,6 +32,9 @@ export function HealthBanner({ always = false }: { always?: boolean }) {
   if (!data.store.ok) problems.push(t("health.store", { detail: data.store.detail }));
   if (!data.database.ok) problems.push(t("health.database", { detail: data.database.detail }));
   if (data.warm_up_error) problems.push(t("health.warmUp", { detail: data.warm_up_error }));
+  for (const c of data.unavailable_collections) {
+    problems.push(t("health.collectionUnavailable", { name: c.name, reason: c.reason }));
+  }
   if (problems.length === 0) {
     if (data.status === "starting") return <p className="alert alert-info">{t("health.starting")}</p>;
     return always ? <p className="alert alert-info">{t("health.ok")}</p> : null;
