@@ -81,6 +81,26 @@ async def wait_claimed(leases: RunLeases, run_id: str, process: subprocess.Popen
         await asyncio.sleep(0.05)
 
 
+async def watch(
+    client: httpx.AsyncClient, run_id: str, after: int, connected: asyncio.Event
+) -> list[tuple[int, str]]:
+    """The (number, type) of each event a stream of the run receives after ``after``, until it ends."""
+    seen: list[tuple[int, str]] = []
+    async with client.stream("GET", f"/api/runs/{run_id}/events", params={"after": after}) as response:
+        assert response.status_code == 200
+        connected.set()
+        number, kind = 0, ""
+        async for line in response.aiter_lines():
+            if line.startswith("id: "):
+                number = int(line[4:])
+            elif line.startswith("event: "):
+                kind = line[7:]
+            elif line == "" and kind:
+                seen.append((number, kind))
+                kind = ""
+    return seen
+
+
 def finish(process: subprocess.Popen[str]) -> tuple[int, str, str]:
     out, err = process.communicate(timeout=300)
     return process.returncode, out, err
@@ -110,8 +130,13 @@ async def test_the_cli_resumes_a_servers_failed_run_once_and_the_server_follows(
         assert refused.json()["error"]["type"] == "RunBusyError"
         assert "executed by another process" in refused.json()["error"]["message"]
         assert resumed.poll() is None  # it was refused during the CLI's execution, not after it
+        connected = asyncio.Event()
+        watched = asyncio.create_task(watch(client, run_id, len(before), connected))
+        await asyncio.wait_for(connected.wait(), 30)
+        assert resumed.poll() is None  # the stream opened while the CLI executes the run
 
-        code, _, err = finish(resumed)
+        code, _, err = await asyncio.to_thread(finish, resumed)
+        followed = await asyncio.wait_for(watched, 60)  # the stream followed the CLI's run to its end
         assert code == 0, err
         done = await status_of(client, run_id)
         assert done["run"]["status"] == "done" and done["run"]["error"] is None
@@ -127,6 +152,7 @@ async def test_the_cli_resumes_a_servers_failed_run_once_and_the_server_follows(
     kinds = [e.type for e in added]
     assert "task_progress" in kinds and "report" in kinds and kinds[-1] == "done"  # the CLI's progress
     assert done["last_event"] == len(log)
+    assert followed == [(e.seq, e.type) for e in added], "a stream must follow a run the CLI executes"
     assert sum(done["result"]["llm_calls"].values()) - sum(failed["llm_calls"].values()) == calls_made
     events.close()
 

@@ -4,7 +4,9 @@
 A run's stream replays the persisted events after ``Last-Event-ID`` (or ``?after=N``), then follows the live
 ones without a gap or a repeat: it subscribes before it reads the backlog and drops live events numbered at
 or below the last one it sent. It ends after ``done`` or ``error`` (a resumed run continues on a new
-connection), at once when the client already has the run's final event, or when the run is deleted.
+connection), at once when the client already has the run's final event, or when the run is deleted. A run
+that another process executes (`rabbithole research --resume`, a second server) publishes nothing here: its
+stream reads the run's log every ``ELSEWHERE_POLL_S`` instead.
 Heartbeats (SSE comments) keep idle connections open. The database is read in a thread, never on the
 event loop.
 """
@@ -30,6 +32,8 @@ router = APIRouter(tags=["runs"])
 
 #: Seconds between heartbeats on an idle stream.
 PING_S = 15
+#: How often a stream reads the log of a run that another process (the CLI, another server) executes.
+ELSEWHERE_POLL_S = 1.0
 
 EVENT_TYPES = (
     "status",
@@ -127,7 +131,18 @@ async def follow(service: RunService, run_id: str, after: int) -> AsyncIterator[
         if latest is not None and latest.type in TERMINAL and latest.seq <= last:
             return  # the client has the run's final event (a resume would have added more since)
         while True:
-            live = await queue.get()
+            try:
+                live = await asyncio.wait_for(queue.get(), ELSEWHERE_POLL_S)
+            except TimeoutError:
+                if service.busy(run_id):
+                    continue  # executing here: its events come through the queue
+                # executed by another process (the CLI, another server): its events reach the log only
+                for event in await asyncio.to_thread(service.events.after, run_id, last):
+                    last = event.seq
+                    yield _sse(event)
+                    if event.type in TERMINAL:
+                        return
+                continue
             if live is CLOSED:
                 return
             if live.seq <= last:
