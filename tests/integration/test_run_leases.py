@@ -67,3 +67,16 @@ def test_the_heartbeat_keeps_a_lease_and_a_claim_can_require_a_status(tmp_path: 
     finally:
         holder.stop_heartbeat()
     registry.close()
+
+
+def test_a_run_is_created_with_its_creators_lease(tmp_path: Path) -> None:
+    """A run its creator executes is never adopted by another process between its creation and the
+    creator's claim (a server starting then claims the runs nobody holds)."""
+    registry = RunRegistry(tmp_path / "catalog.db")
+    creator = RunLeases(registry.engine, "creator", lease_s=60)
+    starting = RunLeases(registry.engine, "a starting server", lease_s=60)
+    run = registry.create("q", ["c"], "quick", claim=creator.new_claim())
+    assert not starting.claim(run.id, statuses=("running", "queued"))
+    assert starting.holder(run.id) == "creator"
+    assert creator.claim(run.id)  # the creator's claim renews the lease it was created with
+    registry.close()

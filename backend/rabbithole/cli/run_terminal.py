@@ -72,12 +72,19 @@ async def run_in_terminal(
     services = Services(load_settings())
     async with services:
         runner = ResearchRunner(services)
+        owner: str | None = None
         if resume:
             run_id = resume
         else:
             assert new is not None
-            run_id = runner.create(new.question, new.collections, new.mode, new.overrides).id
-        with LocalRun(services, run_id) as local:  # the run's lease: no other process executes it meanwhile
+            owner, until = LocalRun.new_claim(services)  # no server adopts it before this process claims it
+            created = runner.create(
+                new.question, new.collections, new.mode, new.overrides, claim=(owner, until)
+            )
+            run_id = created.id
+        with LocalRun(
+            services, run_id, owner
+        ) as local:  # the run's lease: no other process executes it meanwhile
             if resume:
                 current = await runner.view(resume)
                 _check_command(command, resume, current.record.mode)

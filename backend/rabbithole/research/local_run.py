@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from datetime import datetime
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -32,12 +33,21 @@ log = logging.getLogger(__name__)
 
 
 class LocalRun:
-    def __init__(self, services: Services, run_id: str) -> None:
+    def __init__(self, services: Services, run_id: str, owner: str | None = None) -> None:
+        """``owner``: the lease owner (default: a new one for this process), the one a run this process
+        created was inserted with (:meth:`new_claim`)."""
         self.run_id = run_id
         self.registry: RunRegistry = services.runs
         self.events: RunEventLog = services.run_events
         lease_s = services.settings.research.run_lease_s
-        self.leases = RunLeases(self.registry.engine, process_owner(), lease_s)
+        self.leases = RunLeases(self.registry.engine, owner or process_owner(), lease_s)
+
+    @staticmethod
+    def new_claim(services: Services) -> tuple[str, datetime]:
+        """The lease a run this process creates is inserted with; ``LocalRun(services, run_id, owner)``
+        with its owner then claims it."""
+        lease_s = services.settings.research.run_lease_s
+        return RunLeases(services.runs.engine, process_owner(), lease_s).new_claim()
 
     def __enter__(self) -> LocalRun:
         self.registry.get(self.run_id, with_result=False)  # RunNotFoundError before any claim

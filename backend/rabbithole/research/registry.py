@@ -146,7 +146,11 @@ class RunRegistry:
         *,
         status: RunStatus = "queued",
         origin: RunOrigin = "cli",
+        claim: tuple[str, datetime] | None = None,
     ) -> RunRecord:
+        """A new run. ``claim``: the lease (owner, until) it is created with, in the same insert, so no other
+        process adopts it between its creation and its creator's claim (``run_lease.RunLeases.new_claim``)."""
+        owner, lease_until = claim if claim is not None else (None, None)
         with self._sessions.begin() as session:
             last = session.scalar(select(RunRow.seq).order_by(RunRow.seq.desc()).limit(1)) or 0
             row = RunRow(
@@ -158,6 +162,8 @@ class RunRegistry:
                 status=status,
                 overrides_json=json.dumps(overrides or {}),
                 origin=origin,
+                owner=owner,
+                lease_until=lease_until,
             )
             session.add(row)
             session.flush()

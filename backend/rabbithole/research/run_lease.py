@@ -101,6 +101,11 @@ class RunLeases:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
+    def new_claim(self) -> tuple[str, datetime]:
+        """The lease a run this process creates is inserted with (``RunRegistry.create(claim=...)``); the
+        process then holds it with :meth:`claim`, which renews its own lease."""
+        return self.owner, datetime.now(UTC) + self.lease
+
     def claim(
         self, run_id: str, *, expired_only: bool = False, statuses: Sequence[str] | None = None
     ) -> bool:

@@ -17,6 +17,7 @@ import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from langgraph.types import Command
@@ -87,9 +88,11 @@ class ResearchRunner:
         overrides: RunOverrides | dict[str, Any] | None = None,
         *,
         origin: RunOrigin = "cli",
+        claim: tuple[str, datetime] | None = None,
     ) -> RunRecord:
         """A new run (queued); nothing runs until ``advance``. Bad input is an InvalidRequestError.
-        ``origin``: who created it (the server or the CLI), which decides how its errors say to resume it."""
+        ``origin``: who created it (the server or the CLI), which decides how its errors say to resume it;
+        ``claim``: the lease it is created with (its creator executes it)."""
         question = " ".join(question.split())
         if not question:
             raise InvalidRequestError("the question is empty")
@@ -111,6 +114,7 @@ class ResearchRunner:
             mode,
             checked.model_dump(exclude_none=True),
             origin=origin,
+            claim=claim,
         )
 
     # -- running -------------------------------------------------------------------------------------

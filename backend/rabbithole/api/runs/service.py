@@ -147,7 +147,8 @@ class RunService:
     def create(
         self, question: str, collections: list[str], mode: RunMode, overrides: RunOverrides
     ) -> RunRecord:
-        record = self.runner.create(question, collections, mode, overrides, origin="server")
+        claim = self.leases.new_claim()  # no other server adopts it before this one submits it
+        record = self.runner.create(question, collections, mode, overrides, origin="server", claim=claim)
         self._status(record.id, "queued")
         self._submit(_Job(record.id, None))
         return self.registry.get(record.id, with_result=False)
