@@ -82,9 +82,8 @@ async def run_in_terminal(
                 new.question, new.collections, new.mode, new.overrides, claim=(owner, until)
             )
             run_id = created.id
-        with LocalRun(
-            services, run_id, owner
-        ) as local:  # the run's lease: no other process executes it meanwhile
+        # the run's lease: no other process executes it meanwhile
+        with LocalRun(services, run_id, owner) as local:
             if resume:
                 current = await runner.view(resume)
                 _check_command(command, resume, current.record.mode)
