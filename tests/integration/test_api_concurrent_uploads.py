@@ -6,7 +6,6 @@ its file ingested, the index holds every chunk, and the server restarts on it an
 
 from __future__ import annotations
 
-import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -14,7 +13,7 @@ from typing import Any
 
 import httpx
 
-from fixtures.api_server import start_server_process, stop_server_process
+from fixtures.api_server import server_env, start_server_process, stop_server_process
 from fixtures.pdfs import SAMPLE_DIR
 from rabbithole.core.config import load_settings
 from rabbithole.store.chroma_store import ChromaStore
@@ -22,19 +21,6 @@ from rabbithole.store.chroma_store import ChromaStore
 UPLOADS = 50
 COLLECTION = "c50"
 LAWS = 15  #: the laws of kb/sample but the two largest (with the eight smallest, the old code held)
-
-
-def _env(data_dir: Path) -> dict[str, str]:
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "RABBITHOLE_STORAGE__DATA_DIR": str(data_dir),
-        "HF_HUB_OFFLINE": "1",
-        "TRANSFORMERS_OFFLINE": "1",
-        "ANONYMIZED_TELEMETRY": "False",
-    }
-    if "PYTHONPATH" in os.environ:  # the server runs the code under test
-        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
-    return env
 
 
 def _uploads() -> list[tuple[str, bytes]]:
@@ -70,7 +56,7 @@ def _search(url: str) -> list[dict[str, Any]]:
 
 
 def test_fifty_parallel_uploads_into_one_collection(tmp_path: Path) -> None:
-    env = _env(tmp_path / "data")
+    env = server_env(tmp_path / "data")
     server, url = start_server_process(env, tmp_path / "server.log")
     try:
         assert httpx.post(f"{url}/api/collections", json={"name": COLLECTION}).status_code == 201

@@ -4,7 +4,6 @@ the new document, in every mode."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -13,24 +12,14 @@ from pathlib import Path
 import httpx
 import pytest
 
-from fixtures.api_server import start_server_process, stop_server_process
+from fixtures.api_server import server_env, start_server_process, stop_server_process
 from fixtures.pdfs import build_legal_pdf, build_report_pdf
-
-
-def _env(data_dir: Path) -> dict[str, str]:
-    return {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "RABBITHOLE_STORAGE__DATA_DIR": str(data_dir),
-        "HF_HUB_OFFLINE": "1",
-        "TRANSFORMERS_OFFLINE": "1",
-        "ANONYMIZED_TELEMETRY": "False",
-    }
 
 
 def _ingest(folder: Path, data_dir: Path) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "rabbithole", "ingest", str(folder)],
-        env=_env(data_dir),
+        env=server_env(data_dir),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
@@ -55,7 +44,7 @@ def servers(kb: Path, tmp_path: Path) -> Iterator[list[str]]:
     urls: list[str] = []
     try:
         for n in range(2):
-            process, url = start_server_process(_env(tmp_path / "data"), tmp_path / f"server-{n}.log")
+            process, url = start_server_process(server_env(tmp_path / "data"), tmp_path / f"server-{n}.log")
             started.append(process)
             urls.append(url)
         yield urls

@@ -19,6 +19,7 @@ import pytest_asyncio
 from fastapi import FastAPI
 
 from fixtures.fake_searxng import fake_searxng_fixture, fake_searxng_server_fixture  # noqa: F401
+from fixtures.run_http import wait_for
 from fixtures.run_kb import RUN_COLLECTION
 from rabbithole.api.main import create_app
 from rabbithole.api.runs.service import RunService
@@ -53,17 +54,6 @@ async def client_for(settings: Settings) -> AsyncIterator[tuple[httpx.AsyncClien
 async def api(run_kb: Settings, fake_ollama: FakeOllama) -> AsyncIterator[tuple[httpx.AsyncClient, FastAPI]]:
     async with client_for(run_kb.model_copy(update={"llm": fake_ollama.settings()})) as pair:
         yield pair
-
-
-async def wait_for(client: httpx.AsyncClient, run_id: str, *statuses: str) -> dict[str, Any]:
-    while True:
-        response = await client.get(f"/api/runs/{run_id}")
-        assert response.status_code == 200, response.text
-        detail: dict[str, Any] = response.json()
-        if detail["run"]["status"] in statuses:
-            return detail
-        assert detail["run"]["status"] not in ("error", "cancelled", "done"), detail
-        await asyncio.sleep(0.05)
 
 
 Api = tuple[httpx.AsyncClient, FastAPI]

@@ -17,6 +17,7 @@ import httpx
 import pytest
 
 from fixtures.api_server import serving
+from fixtures.run_http import wait_for
 from fixtures.run_kb import RUN_COLLECTION
 from rabbithole.api.main import create_app
 from rabbithole.api.runs.service import RunService
@@ -50,18 +51,6 @@ def server(run_kb: Settings, fake_ollama: FakeOllama) -> Iterator[Server]:
                 yield client
 
     yield start
-
-
-async def wait_for(client: httpx.AsyncClient, run_id: str, *statuses: str) -> dict[str, Any]:
-    """Poll GET /api/runs/{id} until the run reaches one of ``statuses`` (the test's timeout guards)."""
-    while True:
-        response = await client.get(f"/api/runs/{run_id}")
-        assert response.status_code == 200, response.text
-        detail: dict[str, Any] = response.json()
-        if detail["run"]["status"] in statuses:
-            return detail
-        assert detail["run"]["status"] not in ("error", "cancelled", "done"), detail
-        await asyncio.sleep(0.05)
 
 
 async def stream_to_end(

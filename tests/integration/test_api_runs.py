@@ -14,6 +14,7 @@ import pytest
 import pytest_asyncio
 from fastapi import FastAPI
 
+from fixtures.run_http import wait_for
 from fixtures.run_kb import RUN_COLLECTION
 from rabbithole.api.main import create_app
 from rabbithole.api.runs.progress import RunProgress
@@ -55,18 +56,6 @@ async def make_client(run_kb: Settings, fake_ollama: FakeOllama) -> AsyncIterato
                 yield client, app
 
     yield factory
-
-
-async def wait_for(client: httpx.AsyncClient, run_id: str, *statuses: str) -> dict[str, Any]:
-    """Poll GET /api/runs/{id} until the run reaches one of ``statuses`` (the test's timeout guards)."""
-    while True:
-        response = await client.get(f"/api/runs/{run_id}")
-        assert response.status_code == 200, response.text
-        detail: dict[str, Any] = response.json()
-        if detail["run"]["status"] in statuses:
-            return detail
-        assert detail["run"]["status"] not in ("error", "cancelled", "done"), detail
-        await asyncio.sleep(0.05)
 
 
 def persisted(app: FastAPI, run_id: str) -> list[tuple[int, str, dict[str, Any]]]:

@@ -8,7 +8,6 @@ serves the others; the rebuild (HTTP or CLI) embeds the catalog's chunks again."
 
 from __future__ import annotations
 
-import os
 import shutil
 import signal
 import sqlite3
@@ -21,7 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
-from fixtures.api_server import start_server_process, stop_server_process
+from fixtures.api_server import server_env, start_server_process, stop_server_process
 from fixtures.pdfs import SAMPLE_DIR, build_law_folder
 
 #: byte offset of hnswlib's entry point (int32) in an index's header.bin
@@ -29,20 +28,11 @@ ENTRY_POINT_OFFSET = 52
 
 
 def _env(data_dir: Path) -> dict[str, str]:
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "RABBITHOLE_STORAGE__DATA_DIR": str(data_dir),
-        # small chunks: AtG gives ~1,800, enough for Chroma to keep them in a persisted HNSW index (a few
-        # hundred stay in its write-ahead log, where there is no index to damage)
-        "RABBITHOLE_INGESTION__CHUNK_SIZE": "150",
-        "RABBITHOLE_INGESTION__CHUNK_OVERLAP": "0",
-        "HF_HUB_OFFLINE": "1",
-        "TRANSFORMERS_OFFLINE": "1",
-        "ANONYMIZED_TELEMETRY": "False",
-    }
-    if "PYTHONPATH" in os.environ:  # the processes run the code under test
-        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
-    return env
+    # small chunks: AtG gives ~1,800, enough for Chroma to keep them in a persisted HNSW index (a few
+    # hundred stay in its write-ahead log, where there is no index to damage)
+    return server_env(
+        data_dir, RABBITHOLE_INGESTION__CHUNK_SIZE="150", RABBITHOLE_INGESTION__CHUNK_OVERLAP="0"
+    )
 
 
 def _cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
