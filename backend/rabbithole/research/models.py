@@ -281,6 +281,22 @@ class TaskOverview(BaseModel):
     error: str | None = None
 
 
+class TextGuards(BaseModel):
+    """What the deterministic guards (``research.guards``) did to the model's report text: repeated claims
+    dropped (their evidence ids merged into the kept one), sentences repeated inside one claim collapsed,
+    placeholder or duplicate headings replaced (``headings_numbered`` of them by a numbered "Part k" as the
+    last resort), empty sections dropped, claims citing nothing (kept, marked ``uncited``), and whether a
+    placeholder title was replaced. Report mode: over all its sections together."""
+
+    repeated_claims_dropped: int = 0
+    repeated_sentences_collapsed: int = 0
+    headings_replaced: int = 0
+    headings_numbered: int = 0
+    sections_dropped: int = 0
+    uncited_claims: int = 0
+    title_replaced: bool = False
+
+
 class ClaimView(BaseModel):
     """A sentence of the report and its citations ([n]); ``flagged``: the weakly supported ones."""
 
@@ -288,6 +304,7 @@ class ClaimView(BaseModel):
     text: str
     citations: list[int] = Field(default_factory=list)
     flagged: list[int] = Field(default_factory=list)
+    uncited: bool = Field(False, description="The sentence cites no evidence (kept, and marked as such).")
 
 
 class SectionGrade(BaseModel):
@@ -329,6 +346,9 @@ class ResearchResult(BaseModel):
     llm_calls: dict[str, int] = Field(default_factory=dict)
     citation_stats: CitationStats = Field(default_factory=CitationStats)
     packing: PackingReport | None = None
+    text_guards: TextGuards = Field(
+        default_factory=TextGuards, description="What the guards did to the model's text."
+    )
     retrieved_chunks: list[str] = Field(
         default_factory=list, description="Ids of every passage the run retrieved (citations point inside)."
     )

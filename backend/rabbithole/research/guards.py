@@ -1,0 +1,295 @@
+"""Deterministic guards on the model text the user sees (pure).
+
+Small local models repeat one sentence many times, write schema field or class names and placeholders as
+headings ("ReportDraft", "Section heading", "Section 3"), leave sections empty and write sentences that
+cite nothing. ``guard_draft`` takes a draft (title, sections of claims with evidence ids) and returns it
+guarded, with counts of what each guard did:
+
+- repeated claims collapsed: a sentence seen before anywhere in the report (normalised: case, whitespace,
+  punctuation, citation marks), or a near-repeat (token-set Jaccard >= 0.9, sentences of 6+ words), is
+  dropped and its evidence ids merged into the kept one; a sentence repeated inside one claim is said once;
+- placeholder headings (and duplicate headings) replaced: by the section's own hint when it has one, else
+  by the next plan task title no other heading uses, else (last resort, counted) "Part k"/"Teil k";
+  a placeholder title becomes the question (or the first task title);
+- empty sections (no claims left) dropped (with ``keep_sections``, as for report mode's approved outline, a
+  section whose every claim repeats other sections keeps them instead);
+- uncited claims kept and flagged (``GuardClaim.uncited``).
+
+It never creates evidence: ids are only merged from dropped repeats into the claim they repeat.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from rabbithole.research.evidence.citations import strip_markers
+from rabbithole.research.models import TextGuards
+
+__all__ = [
+    "GuardClaim",
+    "GuardSection",
+    "GuardedDraft",
+    "TextGuards",
+    "guard_draft",
+    "is_placeholder",
+    "normalise_sentence",
+]
+
+#: Near-repeats: token-set Jaccard at least this, both sentences at least ``NEAR_MIN_WORDS`` words.
+NEAR_JACCARD = 0.9
+NEAR_MIN_WORDS = 6
+
+_FALLBACK_HEADING = {"de": "Teil", "en": "Part"}
+
+#: Schema field and class names, and generic placeholders, compared normalised (see ``_key``).
+_PLACEHOLDER_WORDS = {
+    # the output schemas' class and field names
+    "reportdraft",
+    "report draft",
+    "reportsection",
+    "report section",
+    "report sections",
+    "sectiondraft",
+    "section draft",
+    "claim",
+    "claims",
+    "evidence",
+    "text",
+    "heading",
+    "headings",
+    "section heading",
+    "sectionheading",
+    "section title",
+    "title",
+    "report title",
+    "title of the report",
+    "sections",
+    "section",
+    "string",
+    "str",
+    "none",
+    "null",
+    "todo",
+    "tbd",
+    "placeholder",
+    "example",
+    "untitled",
+    # German placeholders
+    "abschnitt",
+    "abschnitte",
+    "überschrift",
+    "ueberschrift",
+    "titel",
+    "abschnittsüberschrift",
+    "kapitel",
+    "berichtstitel",
+    "titel des berichts",
+    "aussagen",
+    "aussage",
+    "thema",
+}
+#: "Section 3", "Abschnitt 2", "Heading 1", "Kapitel 4" (a number alone after a placeholder word; "Section
+#: 4.2 of the standard" has more words and is a real heading).
+_NUMBERED = re.compile(
+    r"^(?:section|sections|abschnitt|heading|überschrift|kapitel|chapter|part|teil|title|titel|claim|claims)"
+    r"\s*(?:\d+|[ivx]+)$"
+)
+
+
+@dataclass(slots=True)
+class GuardClaim:
+    text: str
+    evidence_ids: list[str] = field(default_factory=list)
+    uncited: bool = False
+
+
+@dataclass(slots=True)
+class GuardSection:
+    """A section; ``hint``: its replacement heading when its own is a placeholder (report mode: the
+    outline's question), before the plan's task titles; ``key``: the caller's id of it, passed through."""
+
+    heading: str
+    claims: list[GuardClaim] = field(default_factory=list)
+    hint: str | None = None
+    key: str | None = None
+
+
+@dataclass(slots=True)
+class GuardedDraft:
+    title: str
+    sections: list[GuardSection]
+    counts: TextGuards
+
+
+def _key(text: str) -> str:
+    """Lower case, no markdown heading marks, no punctuation, whitespace collapsed."""
+    text = unicodedata.normalize("NFKC", text).strip().lstrip("#").strip().lower()
+    text = re.sub(r"[<>\[\]{}()\"'`*_:.…,;!?\-–—]+", " ", text)
+    return " ".join(text.split())
+
+
+def is_placeholder(heading: str) -> bool:
+    """A schema field or class name or a generic placeholder (not a real heading)."""
+    key = _key(heading)
+    if not key or not any(ch.isalnum() for ch in key):
+        return True
+    return (
+        key in _PLACEHOLDER_WORDS or bool(_NUMBERED.match(key)) or key.replace(" ", "") in _PLACEHOLDER_WORDS
+    )
+
+
+def normalise_sentence(text: str) -> str:
+    """A sentence as repeats are compared: citation marks, case, punctuation and whitespace removed."""
+    text = strip_markers(unicodedata.normalize("NFKC", text)).lower()
+    return " ".join(re.sub(r"[^\w\s]", " ", text).split())
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+(?=\S)")
+
+
+def _collapse_inner(text: str) -> tuple[str, int]:
+    """``text`` with each sentence that repeats inside it said once, and how many repeats went."""
+    parts = [p for p in _SENTENCE_END.split(text.strip()) if p.strip()]
+    kept: list[str] = []
+    seen: set[str] = set()
+    for part in parts:
+        key = normalise_sentence(part)
+        if key and key in seen:
+            continue
+        seen.add(key)
+        kept.append(part.strip())
+    return " ".join(kept), len(parts) - len(kept)
+
+
+def _near(a: set[str], b: set[str]) -> bool:
+    if len(a) < NEAR_MIN_WORDS or len(b) < NEAR_MIN_WORDS:
+        return False
+    return len(a & b) / len(a | b) >= NEAR_JACCARD
+
+
+@dataclass(slots=True)
+class _Seen:
+    """The claims kept so far, by normalised sentence and by token set (for near-repeats)."""
+
+    by_key: dict[str, GuardClaim] = field(default_factory=dict)
+    tokens: list[tuple[set[str], GuardClaim]] = field(default_factory=list)
+
+    def find(self, key: str, tokens: set[str]) -> GuardClaim | None:
+        return self.by_key.get(key) or next((c for t, c in self.tokens if _near(tokens, t)), None)
+
+    def add(self, key: str, tokens: set[str], claim: GuardClaim) -> None:
+        self.by_key[key] = claim
+        self.tokens.append((tokens, claim))
+
+
+def _merge(into: GuardClaim, ids: Sequence[str]) -> None:
+    into.evidence_ids = list(dict.fromkeys([*into.evidence_ids, *ids]))
+
+
+def _dedupe_section(
+    claims: Sequence[GuardClaim], earlier: _Seen
+) -> tuple[list[tuple[str, set[str], GuardClaim]], list[tuple[GuardClaim, list[str]]]]:
+    """A section's claims without the repeats of each other or of ``earlier`` claims, and the ids to
+    merge into the earlier claims they repeat (not merged yet)."""
+    own = _Seen()
+    kept: list[tuple[str, set[str], GuardClaim]] = []
+    merges: list[tuple[GuardClaim, list[str]]] = []
+    for claim in claims:
+        key = normalise_sentence(claim.text)
+        if not key:
+            continue
+        tokens = set(key.split())
+        mine = own.find(key, tokens)
+        if mine is not None:
+            _merge(mine, claim.evidence_ids)
+            continue
+        other = earlier.find(key, tokens)
+        if other is not None:
+            merges.append((other, claim.evidence_ids))
+            continue
+        guarded = GuardClaim(text=claim.text, evidence_ids=list(dict.fromkeys(claim.evidence_ids)))
+        own.add(key, tokens, guarded)
+        kept.append((key, tokens, guarded))
+    return kept, merges
+
+
+def _dedupe_claims(
+    sections: Sequence[GuardSection], counts: TextGuards, *, keep_sections: bool
+) -> list[GuardSection]:
+    seen = _Seen()
+    out: list[GuardSection] = []
+    for section in sections:
+        collapsed = [_collapse_inner(c.text) for c in section.claims]
+        counts.repeated_sentences_collapsed += sum(n for _, n in collapsed)
+        claims = [GuardClaim(t, c.evidence_ids) for (t, _), c in zip(collapsed, section.claims, strict=True)]
+        kept, merges = _dedupe_section(claims, seen)
+        if not kept and keep_sections:
+            kept, merges = _dedupe_section(claims, _Seen())  # repeats of other sections only: kept
+        for earlier, ids in merges:
+            _merge(earlier, ids)
+        for key, tokens, claim in kept:
+            seen.add(key, tokens, claim)
+        counts.repeated_claims_dropped += sum(1 for c in claims if normalise_sentence(c.text)) - len(kept)
+        out.append(GuardSection(section.heading, [c for _, _, c in kept], hint=section.hint, key=section.key))
+    return out
+
+
+def _replace_headings(
+    sections: Sequence[GuardSection], titles: Sequence[str], language: str, counts: TextGuards
+) -> None:
+    """Placeholder and duplicate headings replaced in place (see the module's docstring)."""
+    used = {_key(s.heading) for s in sections if not is_placeholder(s.heading)}
+    seen: set[str] = set()
+    spare = [t.strip() for t in titles if t.strip() and not is_placeholder(t)]
+    numbered = 0
+    for section in sections:
+        key = _key(section.heading)
+        if not is_placeholder(section.heading) and key not in seen:
+            seen.add(key)
+            continue
+        choices = [section.hint] if section.hint and not is_placeholder(section.hint) else []
+        choices += spare
+        new = next((c.strip() for c in choices if _key(c) not in seen and _key(c) not in used), None)
+        if new is None:
+            numbered += 1
+            word = _FALLBACK_HEADING.get(language, _FALLBACK_HEADING["en"])
+            new = f"{word} {numbered}"
+            while _key(new) in seen or _key(new) in used:
+                numbered += 1
+                new = f"{word} {numbered}"
+            counts.headings_numbered += 1
+        counts.headings_replaced += 1
+        seen.add(_key(new))
+        section.heading = new
+
+
+def guard_draft(
+    title: str,
+    sections: Sequence[GuardSection],
+    *,
+    task_titles: Sequence[str],
+    question: str,
+    language: str,
+    keep_sections: bool = False,
+) -> GuardedDraft:
+    """The draft with every guard applied, and the counts (see the module's docstring). With
+    ``keep_sections`` (report mode: the sections of the approved outline), a section whose every claim
+    repeats other sections keeps them (only its repeats of each other go) rather than being dropped."""
+    counts = TextGuards()
+    guarded = _dedupe_claims(sections, counts, keep_sections=keep_sections)
+    kept = [s for s in guarded if s.claims]
+    counts.sections_dropped = len(guarded) - len(kept)
+    _replace_headings(kept, task_titles, language, counts)
+    for section in kept:
+        for claim in section.claims:
+            claim.uncited = not claim.evidence_ids
+            counts.uncited_claims += claim.uncited
+    new_title = " ".join(title.split())
+    if is_placeholder(new_title):
+        fallback = question.strip() or next((t for t in task_titles if not is_placeholder(t)), "")
+        counts.title_replaced = True
+        new_title = " ".join(fallback.split())
+    return GuardedDraft(title=new_title, sections=kept, counts=counts)
