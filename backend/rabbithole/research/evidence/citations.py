@@ -81,9 +81,16 @@ def strip_markers(text: str) -> str:
 
 
 def render_report(
-    sections: Sequence[DraftSection], known_ids: Collection[str], *, title: str | None = None
+    sections: Sequence[DraftSection],
+    known_ids: Collection[str],
+    *,
+    title: str | None = None,
+    uncited_mark: str = "",
+    unmarked: Collection[str] = (),
 ) -> RenderedReport:
-    """The Markdown report (no trailing newline) and what was cited, numbered and removed."""
+    """The Markdown report (no trailing newline) and what was cited, numbered and removed. With
+    ``uncited_mark``, a claim that cites nothing (after removal) carries ``[uncited_mark]`` where its
+    ``[n]`` would be, unless its text is one of ``unmarked``."""
     known = set(known_ids)
     numbers: dict[str, int] = {}
     unknown: Counter[str] = Counter()
@@ -107,7 +114,8 @@ def render_report(
                 ids.append(evidence_id)
             cited = sorted(numbers[i] for i in ids)
             claims.append(RenderedClaim(heading, text, cited, ids))
-            sentences.append(_with_markers(text, cited))
+            mark = uncited_mark if not ids and text not in unmarked else ""
+            sentences.append(render_claim(text, cited, uncited_mark=mark))
         if not sentences:
             continue
         if heading:
@@ -130,15 +138,15 @@ def _heading_text(heading: str) -> str:
     return strip_markers(heading.strip().lstrip("#"))
 
 
-def render_claim(text: str, numbers: list[int]) -> str:
-    """A claim's text with its ``[n]`` markers placed before its final punctuation."""
-    return _with_markers(text, numbers)
-
-
-def _with_markers(text: str, numbers: list[int]) -> str:
+def render_claim(text: str, numbers: list[int], *, uncited_mark: str = "") -> str:
+    """A claim's text with its ``[n]`` markers placed before its final punctuation; without numbers,
+    ``[uncited_mark]`` there when one is given."""
     if not numbers:
-        return text
-    markers = "".join(f"[{n}]" for n in numbers)
+        return _with_markers(text, f"[{uncited_mark}]") if uncited_mark else text
+    return _with_markers(text, "".join(f"[{n}]" for n in numbers))
+
+
+def _with_markers(text: str, markers: str) -> str:
     final = _FINAL_PUNCT.search(text)
     if final is None:
         return f"{text} {markers}"

@@ -47,7 +47,7 @@ def render_docx(result: ResearchResult) -> Document:
     if sections:
         _add_report_sections(doc, sections, words)
     elif result.claims:
-        _add_claims(doc, result.claims)
+        _add_claims(doc, result.claims, words["uncited"])
     else:
         _add_markdown(doc, result.report_markdown, skip_title=title)
     if result.sources:
@@ -130,8 +130,9 @@ def _add_report_sections(doc: Document, sections: Sequence[tuple[str, str]], wor
         _add_blocks(doc, blocks, min_level=2)
 
 
-def _add_claims(doc: Document, claims: Iterable[ClaimView]) -> None:
-    """The claims under their section headings, one paragraph per section, each claim with its [n]."""
+def _add_claims(doc: Document, claims: Iterable[ClaimView], uncited: str) -> None:
+    """The claims under their section headings, one paragraph per section, each claim with its [n] (a
+    claim citing nothing: ``[uncited]``)."""
     grouped: dict[str, list[ClaimView]] = {}
     for claim in claims:
         grouped.setdefault(claim.section, []).append(claim)
@@ -140,16 +141,17 @@ def _add_claims(doc: Document, claims: Iterable[ClaimView]) -> None:
             doc.add_heading(heading.strip(), level=1)
         paragraph = doc.add_paragraph()
         for i, claim in enumerate(items):
-            _add_claim(paragraph, claim, first=i == 0)
+            _add_claim(paragraph, claim, uncited, first=i == 0)
 
 
-def _add_claim(paragraph: Paragraph, claim: ClaimView, *, first: bool) -> None:
+def _add_claim(paragraph: Paragraph, claim: ClaimView, uncited: str, *, first: bool) -> None:
     text = claim.text.strip()
-    final = _FINAL_PUNCT.search(text) if claim.citations else None
+    markers = "".join(f"[{n}]" for n in claim.citations) or (f"[{uncited}]" if claim.uncited else "")
+    final = _FINAL_PUNCT.search(text) if markers else None
     body, punct = (text[: final.start()].rstrip(), final.group()) if final else (text, "")
     _add_spans(paragraph, inline_spans(("" if first else " ") + body))
-    if claim.citations:
-        paragraph.add_run(" " + "".join(f"[{n}]" for n in claim.citations))
+    if markers:
+        paragraph.add_run(" " + markers)
     if punct:
         paragraph.add_run(punct)
 

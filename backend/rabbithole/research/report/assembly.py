@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from rabbithole.research.dig.evidence import evidence_order
 from rabbithole.research.evidence.citations import DraftClaim, DraftSection, render_claim, source_location
-from rabbithole.research.models import ClaimView, Evidence, Source
+from rabbithole.research.guards import GuardClaim, GuardSection, guard_draft
+from rabbithole.research.models import ClaimView, Evidence, Source, TextGuards
 from rabbithole.research.report.models import SectionResult
 
 #: The collection web evidence carries (optional web research).
@@ -58,6 +60,60 @@ def merged_drafts(sections: Sequence[SectionResult], mapping: dict[str, str]) ->
     return out
 
 
+@dataclass(slots=True)
+class GuardedReport:
+    """The report after the text guards: its title, the sections kept (each with its guarded draft, in
+    outline order) and what the guards did."""
+
+    title: str
+    sections: list[tuple[SectionResult, DraftSection]]
+    counts: TextGuards
+
+
+def guarded_report(
+    title: str,
+    sections: Sequence[SectionResult],
+    drafts: Sequence[DraftSection],
+    *,
+    question: str,
+    language: str,
+) -> GuardedReport:
+    """The text guards (``research.guards``) over all sections together: a sentence repeated in another
+    section is dropped there (the research sections keep theirs: a framing section that repeats them loses
+    the repeat, wherever it stands); a placeholder heading takes its section's first question; a
+    placeholder title the question. A section of the approved outline is never dropped for repeating others
+    (it keeps those claims); one the model left without claims is. Outline order is kept."""
+    pairs = sorted(zip(sections, drafts, strict=True), key=lambda p: not p[0].section.research)
+    guarded = guard_draft(
+        title,
+        [
+            GuardSection(
+                d.heading,
+                [GuardClaim(c.text, list(c.evidence_ids)) for c in d.claims],
+                hint=r.section.questions[0] if r.section.questions else None,
+                key=r.section.id,
+            )
+            for r, d in pairs
+        ],
+        task_titles=[],
+        question=question,
+        language=language,
+        keep_sections=True,
+    )
+    order = {r.section.id: i for i, r in enumerate(sections)}
+    kept = [
+        (
+            sections[order[str(g.key)]],
+            DraftSection(
+                heading=g.heading,
+                claims=[DraftClaim(text=c.text, evidence_ids=c.evidence_ids) for c in g.claims],
+            ),
+        )
+        for g in sorted(guarded.sections, key=lambda g: order[str(g.key)])
+    ]
+    return GuardedReport(guarded.title, kept, guarded.counts)
+
+
 def slug(heading: str) -> str:
     """A Markdown heading's anchor as common renderers make it (lower case, punctuation dropped, dashes)."""
     text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
@@ -78,9 +134,13 @@ def with_contents(markdown: str, toc: str) -> str:
     return f"{title}\n\n{toc}{sep}{rest}" if sep else f"{title}\n\n{toc}"
 
 
-def section_markdown(heading: str, claims: Sequence[ClaimView]) -> str:
-    """One section with the report's global [n] numbers."""
-    text = " ".join(render_claim(c.text, c.citations) for c in claims if c.section == heading)
+def section_markdown(heading: str, claims: Sequence[ClaimView], *, uncited_mark: str = "") -> str:
+    """One section with the report's global [n] numbers (a claim flagged ``uncited``: ``[uncited_mark]``)."""
+    text = " ".join(
+        render_claim(c.text, c.citations, uncited_mark=uncited_mark if c.uncited else "")
+        for c in claims
+        if c.section == heading
+    )
     return f"## {heading}\n\n{text}" if text else f"## {heading}"
 
 

@@ -30,7 +30,14 @@ async def compile_report(state: ReportState, runtime: Runtime[ResearchContext]) 
     done = state.get("sections_done", {})
     ordered = [done[s.id] for s in state["outline"] if s.id in done]
     mapping, evidence = assembly.canonical_ids([r.evidence for r in ordered])
-    drafts = assembly.merged_drafts(ordered, mapping)
+    guarded = assembly.guarded_report(
+        state["title"],
+        ordered,
+        assembly.merged_drafts(ordered, mapping),
+        question=state["question"],
+        language=language,
+    )
+    names, own = synthesis_labels(language), prompts.labels(language)
     tasks = [
         TaskResult(
             task_id=r.section.id,
@@ -50,8 +57,9 @@ async def compile_report(state: ReportState, runtime: Runtime[ResearchContext]) 
     attribution_state = {
         "language": language,
         "question": state["question"],
-        "title": state["title"],
-        "sections": drafts,
+        "title": guarded.title,
+        "sections": [d for _, d in guarded.sections],
+        "text_guards": guarded.counts,
         "task_results": tasks,
         "notes": notes,
     }
@@ -62,11 +70,12 @@ async def compile_report(state: ReportState, runtime: Runtime[ResearchContext]) 
         evidence=evidence,
         embed=ctx.vectors.embed if ctx.vectors is not None else ctx.embedder.embed_documents,
         support_threshold=ctx.settings.support_threshold,
+        unmarked={own["no_evidence"]},
     )
-    names, own = synthesis_labels(language), prompts.labels(language)
-    headings = [r.section.title for r in ordered]
-    blocks = [f"# {state['title']}", assembly.table_of_contents(headings, own["contents"])]
-    blocks += [assembly.section_markdown(h, result.claims) for h in headings]
+    mark = names["uncited"]
+    headings = [d.heading for _, d in guarded.sections]
+    blocks = [f"# {guarded.title}", assembly.table_of_contents(headings, own["contents"])]
+    blocks += [assembly.section_markdown(h, result.claims, uncited_mark=mark) for h in headings]
     sources = assembly.sources_block(
         result.sources, names["sources"], names["page"], VIA.get(language, "via")
     )
@@ -75,15 +84,15 @@ async def compile_report(state: ReportState, runtime: Runtime[ResearchContext]) 
     views = [
         ReportSectionView(
             id=r.section.id,
-            title=r.section.title,
+            title=d.heading,
             research=r.section.research,
-            markdown=assembly.section_markdown(r.section.title, result.claims),
+            markdown=assembly.section_markdown(d.heading, result.claims, uncited_mark=mark),
             grade=r.grade,
             rounds=r.rounds,
             refined=r.refined,
             evidence=len(r.evidence),
         )
-        for r in ordered
+        for r, d in guarded.sections
     ]
     final = result.model_copy(update={"report_markdown": "\n\n".join(blocks), "sections": views})
     return {"result": final, "warnings": result.warnings}

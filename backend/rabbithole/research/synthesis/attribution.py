@@ -4,7 +4,7 @@ statistics. Citations can only point at evidence the run retrieved: unknown ids 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from rabbithole.embeddings.base import FloatArray
@@ -18,6 +18,7 @@ from rabbithole.research.models import (
     Source,
     Support,
     TaskOverview,
+    TextGuards,
 )
 from rabbithole.research.synthesis.prompts import labels
 
@@ -37,13 +38,18 @@ def build_result(
     evidence: Sequence[Evidence],
     embed: Callable[[Sequence[str]], FloatArray],
     support_threshold: float,
+    unmarked: Collection[str] = (),
 ) -> ResearchResult:
+    """The result; a claim that cites nothing after unknown ids are removed is kept, flagged ``uncited``
+    and marked in the report (``unmarked``: texts never marked, such as a "no evidence" statement)."""
     language: str = state["language"]
     names = labels(language)
     by_id = {e.id: e for e in evidence}
     notes: list[str] = list(dict.fromkeys(state.get("notes", [])))
     sections = state.get("sections", [])
-    rendered = render_report(sections, set(by_id), title=state.get("title"))
+    rendered = render_report(
+        sections, set(by_id), title=state.get("title"), uncited_mark=names["uncited"], unmarked=unmarked
+    )
     notes.extend(rendered.warnings)
     numbers = {eid: n for n, eid in enumerate(rendered.order, start=1)}
     checker = SupportChecker(embed, threshold=support_threshold)
@@ -70,6 +76,7 @@ def build_result(
                 text=claim.text,
                 citations=[numbers[i] for i in claim.evidence_ids],
                 flagged=flagged,
+                uncited=not claim.evidence_ids and claim.text not in unmarked,
             )
         )
     sources = [
@@ -101,6 +108,8 @@ def build_result(
         notes.append(
             f"{flagged_citations} citation(s) are weakly supported by the evidence they cite (flagged)"
         )
+    guards: TextGuards = state.get("text_guards") or TextGuards()
+    guards = guards.model_copy(update={"uncited_claims": sum(c.uncited for c in claims)})
     stats = CitationStats(
         sentences=len(rendered.claims),
         cited_sentences=len(cited),
@@ -136,4 +145,5 @@ def build_result(
         dropped=state.get("dropped", []),
         citation_stats=stats,
         packing=state.get("packing"),
+        text_guards=guards,
     )

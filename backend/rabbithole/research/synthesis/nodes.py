@@ -16,6 +16,7 @@ from rabbithole.research.anchor import anchor_text
 from rabbithole.research.context import ResearchContext
 from rabbithole.research.evidence.citations import DraftClaim, DraftSection, render_report
 from rabbithole.research.evidence.drift import anchor_similarities, validate_drift
+from rabbithole.research.guards import GuardClaim, GuardSection, guard_draft
 from rabbithole.research.llm_step import ask
 from rabbithole.research.models import Evidence, QualityScores, Tier
 from rabbithole.research.synthesis import prompts, routers
@@ -74,7 +75,9 @@ def _feedback(state: SynthesisState) -> list[str]:
 
 
 async def synthesize(state: SynthesisState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
-    """LLM: the report as sections of claims citing evidence ids (an enum of the ids shown)."""
+    """LLM: the report as sections of claims citing evidence ids (an enum of the ids shown), guarded
+    (``research.guards``: repeats collapsed, placeholder headings and title replaced, empty sections
+    dropped) before the quality check reads it."""
     ctx = runtime.context
     events.phase("synthesize")
     attempts = state.get("attempts", 0)
@@ -114,18 +117,29 @@ async def synthesize(state: SynthesisState, runtime: Runtime[ResearchContext]) -
             + "). Check the model (a larger one helps) and resume the run."
         )
     draft: Any = step.value
+    guarded = guard_draft(
+        draft.title,
+        [
+            GuardSection(s.heading.strip(), [GuardClaim(c.text, list(c.evidence)) for c in s.claims])
+            for s in draft.sections
+        ],
+        task_titles=[t.title for t in state.get("plan", [])] or [t.title for t in state["task_results"]],
+        question=state["question"],
+        language=state["language"],
+    )
     sections = [
         DraftSection(
-            heading=s.heading.strip(),
-            claims=[DraftClaim(text=c.text, evidence_ids=list(c.evidence)) for c in s.claims],
+            heading=s.heading,
+            claims=[DraftClaim(text=c.text, evidence_ids=c.evidence_ids) for c in s.claims],
         )
-        for s in draft.sections
+        for s in guarded.sections
     ]
     text = " ".join(c.text for s in sections for c in s.claims)
     language_ok = ctx.detector.detect(text) == state["language"] if text.strip() else True
     return {
         "sections": sections,
-        "title": draft.title.strip() or state["question"],
+        "title": guarded.title or state["question"],
+        "text_guards": guarded.counts,
         "packing": packed.report,
         "attempts": attempts + 1,
         "language_ok": language_ok,

@@ -11,8 +11,13 @@ from rabbithole.research.models import Evidence, QueryAnchor
 
 #: Labels of the rendered report, by language (English for any other).
 LABELS = {
-    "de": {"sources": "Quellen", "page": "S.", "no_evidence": "Keine Belege gefunden"},
-    "en": {"sources": "Sources", "page": "p.", "no_evidence": "No evidence found"},
+    "de": {
+        "sources": "Quellen",
+        "page": "S.",
+        "no_evidence": "Keine Belege gefunden",
+        "uncited": "ohne Beleg",
+    },
+    "en": {"sources": "Sources", "page": "p.", "no_evidence": "No evidence found", "uncited": "uncited"},
 }
 
 

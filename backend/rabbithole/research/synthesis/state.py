@@ -16,6 +16,7 @@ from rabbithole.research.models import (
     ResearchResult,
     TaskResult,
     TaskSpec,
+    TextGuards,
 )
 
 
@@ -39,6 +40,7 @@ class SynthesisState(SynthesisInput, SynthesisOutput, total=False):
     dropped: list[Dropped]
     title: str
     sections: list[DraftSection]
+    text_guards: TextGuards  # what the guards did to the last draft
     packing: PackingReport
     attempts: int  # synthesis calls so far (language retry)
     language_ok: bool

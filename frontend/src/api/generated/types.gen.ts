@@ -92,6 +92,12 @@ export type ClaimView = {
      * Flagged
      */
     flagged?: Array<number>;
+    /**
+     * Uncited
+     *
+     * The sentence cites no evidence (kept, and marked as such).
+     */
+    uncited?: boolean;
 };
 
 /**
@@ -941,6 +947,10 @@ export type ResearchResult = {
     citation_stats?: CitationStats;
     packing?: PackingReport | null;
     /**
+     * What the guards did to the model's text.
+     */
+    text_guards?: TextGuards;
+    /**
      * Retrieved Chunks
      *
      * Ids of every passage the run retrieved (citations point inside).
@@ -1506,6 +1516,46 @@ export type TaskOverview = {
      * Error
      */
     error?: string | null;
+};
+
+/**
+ * TextGuards
+ *
+ * What the deterministic guards (``research.guards``) did to the model's report text: repeated claims
+ * dropped (their evidence ids merged into the kept one), sentences repeated inside one claim collapsed,
+ * placeholder or duplicate headings replaced (``headings_numbered`` of them by a numbered "Part k" as the
+ * last resort), empty sections dropped, claims citing nothing (kept, marked ``uncited``), and whether a
+ * placeholder title was replaced. Report mode: over all its sections together.
+ */
+export type TextGuards = {
+    /**
+     * Repeated Claims Dropped
+     */
+    repeated_claims_dropped?: number;
+    /**
+     * Repeated Sentences Collapsed
+     */
+    repeated_sentences_collapsed?: number;
+    /**
+     * Headings Replaced
+     */
+    headings_replaced?: number;
+    /**
+     * Headings Numbered
+     */
+    headings_numbered?: number;
+    /**
+     * Sections Dropped
+     */
+    sections_dropped?: number;
+    /**
+     * Uncited Claims
+     */
+    uncited_claims?: number;
+    /**
+     * Title Replaced
+     */
+    title_replaced?: boolean;
 };
 
 /**
