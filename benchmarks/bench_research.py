@@ -516,7 +516,8 @@ async def measure_calls_and_time(
             total <= MAX_CALLS and tasks == 5,
             f"{total} calls for {tasks} tasks at depth {default_depth} (fake recorded {five.requests})",
             # the five tasks dig in parallel, and the passages each one reaches (so its extraction batches)
-            # depend on the order they finish: 39 calls in 12 runs on a quiet machine, 40-42 in 5 runs during or just after a CI run
+            # depend on the order they finish: 39 calls in 12 runs on a quiet machine, 40-42 in 5 runs
+            # during or just after a CI run
             machine_dependent=True,
         )
     )
