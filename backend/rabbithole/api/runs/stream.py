@@ -129,7 +129,11 @@ async def follow(service: RunService, run_id: str, after: int) -> AsyncIterator[
                 return
         latest = await asyncio.to_thread(service.events.latest, run_id)
         if latest is not None and latest.type in TERMINAL and latest.seq <= last:
-            return  # the client has the run's final event (a resume would have added more since)
+            # the client has the run's final event, unless a process executes the run again (a resume here,
+            # or another process that claimed it and has not written its first event yet)
+            elsewhere = await asyncio.to_thread(service.leases.holder, run_id)
+            if not service.busy(run_id) and elsewhere is None:
+                return
         while True:
             try:
                 live = await asyncio.wait_for(queue.get(), ELSEWHERE_POLL_S)
