@@ -128,12 +128,11 @@ async def follow(service: RunService, run_id: str, after: int) -> AsyncIterator[
             if event.type in TERMINAL:
                 return
         latest = await asyncio.to_thread(service.events.latest, run_id)
-        if latest is not None and latest.type in TERMINAL and latest.seq <= last:
-            # the client has the run's final event, unless a process executes the run again (a resume here,
-            # or another process that claimed it and has not written its first event yet)
-            elsewhere = await asyncio.to_thread(service.leases.holder, run_id)
-            if not service.busy(run_id) and elsewhere is None:
-                return
+        # the client has the run's final event, unless a process executes the run again (a resume here, or
+        # another process that claimed it and has not written its first event yet)
+        final = latest is not None and latest.type in TERMINAL and latest.seq <= last
+        if final and not service.busy(run_id) and not await _executed_elsewhere(service, run_id):
+            return
         while True:
             try:
                 live = await asyncio.wait_for(queue.get(), ELSEWHERE_POLL_S)
@@ -141,11 +140,16 @@ async def follow(service: RunService, run_id: str, after: int) -> AsyncIterator[
                 if service.busy(run_id):
                     continue  # executing here: its events come through the queue
                 # executed by another process (the CLI, another server): its events reach the log only
-                for event in await asyncio.to_thread(service.events.after, run_id, last):
+                later = await asyncio.to_thread(service.events.after, run_id, last)
+                for event in later:
                     last = event.seq
                     yield _sse(event)
                     if event.type in TERMINAL:
                         return
+                if not later and not await _executed_elsewhere(service, run_id):
+                    latest = await asyncio.to_thread(service.events.latest, run_id)
+                    if latest is not None and latest.type in TERMINAL and latest.seq <= last:
+                        return  # the other process let the run go without a new event
                 continue
             if live is CLOSED:
                 return
@@ -155,6 +159,12 @@ async def follow(service: RunService, run_id: str, after: int) -> AsyncIterator[
             yield _sse(live)
             if live.type in TERMINAL:
                 return
+
+
+async def _executed_elsewhere(service: RunService, run_id: str) -> bool:
+    """Whether another process holds the run's lease (it executes the run, or is about to)."""
+    holder = await asyncio.to_thread(service.leases.holder, run_id)
+    return holder is not None and holder != service.leases.owner
 
 
 def replay_start(after: int | None, last_event_id: str | None) -> int:
