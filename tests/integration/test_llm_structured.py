@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 from typing import Literal
 
 import pytest
@@ -11,6 +12,7 @@ from pydantic import BaseModel, Field
 
 from rabbithole.core.errors import LLMOutputError
 from rabbithole.devtools.fake_ollama import FakeOllama, RecordedRequest
+from rabbithole.devtools.fake_ollama.generation import split_pieces
 from rabbithole.llm import LLMClient, context_block
 from rabbithole.llm.structured import extract_json
 
@@ -83,6 +85,11 @@ def test_retries_recover_and_feed_the_error_back(
     assert retry[-1]["role"] == "user" and "not a valid Finding" in retry[-1]["content"]
     expected = "not valid JSON" if kind == "malformed" else "does not match the schema"
     assert expected in retry[-1]["content"]
+    assert "length limit" not in retry[-1]["content"]  # not cut: no request for a shorter answer
+    # a retry at the same temperature repeats a small model's failure: each retry raises it
+    assert [r.options["temperature"] for r in requests] == [0.0, 0.3, 0.6]
+    assert all(r.options["num_ctx"] == requests[0].options["num_ctx"] for r in requests)
+    assert all(r.options["num_predict"] == requests[0].options["num_predict"] for r in requests)
 
 
 def test_gives_up_after_the_bound(fake_ollama: FakeOllama, llm_client: LLMClient) -> None:
@@ -133,3 +140,78 @@ def test_extract_json_tolerates_think_blocks_fences_and_prose() -> None:
     assert extract_json('Here you go: {"a": {"b": 2}} Hope it helps.') == {"a": {"b": 2}}
     with pytest.raises(ValueError):
         extract_json("no json here")
+
+
+class Summary(BaseModel):
+    findings: list[str] = Field(min_length=1)
+    gaps: list[str] = Field(default_factory=list)
+
+
+#: A long answer: 8 findings of 7 words each (the fake cuts its answers at num_predict words).
+LONG = {"findings": [f"Befund {i}: der Grenzwert beträgt {i} Millisievert." for i in range(1, 9)], "gaps": []}
+SHORT = {"findings": ["Der Grenzwert beträgt 1 Millisievert."]}
+
+
+def _used(requests: list[RecordedRequest]) -> tuple[int, int]:
+    """Prompt and output tokens the fake reported for these requests."""
+    prompt = sum(min(r.prompt_tokens, r.num_ctx or 4096) for r in requests)
+    return prompt, sum(len(split_pieces(r.response_text or "")) for r in requests)
+
+
+def test_raw_control_characters_inside_strings_are_read(
+    fake_ollama: FakeOllama, llm_client: LLMClient
+) -> None:
+    fake_ollama.script('{"findings": ["Zeile 1\nZeile 2\tmit Tab"]}', schema=Summary)
+    result = llm_client.structured_result(Summary, "Fasse zusammen.")
+    assert result.value.findings == ["Zeile 1\nZeile 2\tmit Tab"]
+    assert result.attempts == 1 and not result.truncated
+
+
+def test_an_answer_cut_at_the_output_cap_keeps_its_complete_items(fake_ollama: FakeOllama) -> None:
+    client = LLMClient(fake_ollama.settings(max_output_tokens=30))
+    fake_ollama.script(LONG, schema=Summary)
+    result = client.structured_result(Summary, "Fasse zusammen.")
+    [request] = fake_ollama.model_requests()
+    assert request.response_text is not None and len(split_pieces(request.response_text)) == 30
+    assert result.attempts == 1 and result.truncated
+    kept = result.value.findings
+    assert 1 <= len(kept) < len(LONG["findings"]) and kept == LONG["findings"][: len(kept)]
+    assert result.dropped_items == 1  # the finding the cut went through
+    assert (result.prompt_tokens, result.output_tokens) == _used([request])
+
+
+def test_a_retry_of_a_cut_answer_asks_for_less_at_a_higher_temperature(fake_ollama: FakeOllama) -> None:
+    client = LLMClient(fake_ollama.settings(max_output_tokens=16))
+    fake_ollama.script(SHORT, schema=Summary)
+    fake_ollama.script({"findings": [" ".join(["Strahlenschutz"] * 40)]}, schema=Summary, times=2)
+    result = client.structured_result(Summary, "Fasse zusammen.")
+    requests = fake_ollama.model_requests()
+    assert result.attempts == 3 and not result.truncated and result.value == Summary.model_validate(SHORT)
+    assert [r.options["temperature"] for r in requests] == [0.0, 0.3, 0.6]
+    assert [r.options["num_predict"] for r in requests] == [16, 16, 16]
+    for previous, retry in itertools.pairwise(requests):
+        feedback = retry.messages[-1]["content"]
+        assert previous.response_text is not None
+        assert f"cut at the length limit after {len(previous.response_text)} characters" in feedback
+        assert "fewer and shorter items" in feedback and "not a valid Summary" in feedback
+    assert "length limit" not in requests[0].prompt
+    assert (result.prompt_tokens, result.output_tokens) == _used(requests)
+
+
+def test_a_failure_carries_its_attempts_and_tokens(fake_ollama: FakeOllama, llm_client: LLMClient) -> None:
+    fake_ollama.fault("invalid", times=None)
+    with pytest.raises(LLMOutputError) as caught:
+        asyncio.run(llm_client.astructured(Summary, "Fasse zusammen."))
+    requests = fake_ollama.model_requests()
+    assert caught.value.attempts == len(requests) == 3
+    assert (caught.value.prompt_tokens, caught.value.output_tokens) == _used(requests)
+    assert caught.value.prompt_tokens > 0 and caught.value.output_tokens > 0
+
+
+def test_an_openai_compatible_retry_sends_a_higher_temperature(fake_ollama: FakeOllama) -> None:
+    client = LLMClient(fake_ollama.openai_settings())
+    fake_ollama.fault("invalid", times=1)
+    assert client.structured(Summary, "Fasse zusammen.").findings
+    requests = fake_ollama.model_requests()
+    assert [r.path for r in requests] == ["/v1/chat/completions"] * 2
+    assert [r.body.get("temperature") for r in requests] == [0.0, 0.3]

@@ -125,7 +125,18 @@ class LLMUnavailableError(LLMError):
 
 
 class LLMOutputError(LLMError):
-    """The model kept producing output that does not match the requested schema."""
+    """The model kept producing output that does not match the requested schema.
+
+    ``attempts``, ``prompt_tokens`` and ``output_tokens``: what the failed attempts took (0 where unknown).
+    """
+
+    def __init__(
+        self, message: str, *, attempts: int = 0, prompt_tokens: int = 0, output_tokens: int = 0
+    ) -> None:
+        super().__init__(message)
+        self.attempts = attempts
+        self.prompt_tokens = prompt_tokens
+        self.output_tokens = output_tokens
 
 
 class ContextWindowExceededError(LLMError):

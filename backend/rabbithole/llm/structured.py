@@ -2,9 +2,16 @@
 
 The schema goes to the model as its JSON-schema constrained output (Ollama's ``format``, an
 OpenAI-compatible server's ``response_format``) and, as Ollama recommends, as text in the system
-prompt. An answer that is not JSON or does not validate is sent back to the model together with the
-error, at most ``llm.structured_retries`` times; after that ``LLMOutputError`` names the schema and
-the last error. Nothing is ever invented: only a validated object is returned.
+prompt. The answer is read leniently: a ``<think>`` block, code fences, prose around the object and raw
+control characters (newlines, tabs) inside its strings are tolerated. An answer that was cut (at the output
+cap, or unterminated) keeps its complete items: ``json_salvage`` closes it at the last complete value that
+makes it validate, and the result is marked ``truncated``. An answer that is not JSON or does not validate
+is sent back to the model together with the error, at most ``llm.structured_retries`` times; a retry asks
+for fewer and shorter items when the answer was cut, and runs at a slightly higher temperature
+(``retries``), since a retry at temperature 0 repeats the same failure. After that ``LLMOutputError``
+names the schema and the last error. Nothing is ever invented: only a validated object is returned, and a
+salvaged one is made only of complete values the model wrote. The result and the error carry the prompt
+and output tokens of all attempts.
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ import re
 import threading
 import weakref
 from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, ValidationError
@@ -23,7 +30,15 @@ from pydantic import BaseModel, ValidationError
 from rabbithole.core.config import LLMSettings
 from rabbithole.core.errors import LLMOutputError
 from rabbithole.llm.context import message_text
+from rabbithole.llm.json_salvage import ends_unterminated, salvage
 from rabbithole.llm.messages import MessagesInput, as_messages
+from rabbithole.llm.retries import (
+    cut_at_cap,
+    feedback_text,
+    reply_tokens,
+    retry_temperature,
+    temperature_kwargs,
+)
 
 log = logging.getLogger(__name__)
 
@@ -43,22 +58,30 @@ class StructuredResult(Generic[T]):
     model: str
     attempts: int
     raw: str
+    #: the value was salvaged from an answer that was cut: its complete items only
+    truncated: bool = False
+    #: list items the cut answer had begun that the salvaged value does not hold
+    dropped_items: int = 0
+    #: tokens of all attempts together (as the replies report them; 0 where they do not)
+    prompt_tokens: int = 0
+    output_tokens: int = 0
 
 
 def extract_json(text: str) -> Any:
-    """Parse a model's JSON answer: tolerates a <think> block, code fences and surrounding prose."""
+    """Parse a model's JSON answer: tolerates a <think> block, code fences, surrounding prose and raw control
+    characters inside strings."""
     text = _THINK.sub("", text).strip()
     fenced = _FENCE.match(text)
     if fenced:
         text = fenced.group(1)
     try:
-        return json.loads(text)
+        return json.loads(text, strict=False)
     except json.JSONDecodeError:
         start = text.find("{")
         end = text.rfind("}")
         if 0 <= start < end:
             try:
-                return json.loads(text[start : end + 1])
+                return json.loads(text[start : end + 1], strict=False)
             except json.JSONDecodeError:
                 pass
         raise
@@ -67,7 +90,10 @@ def extract_json(text: str) -> Any:
 def describe_error(exc: Exception) -> str:
     """A short, model-readable description of a parse or validation error."""
     if isinstance(exc, json.JSONDecodeError):
-        return f"the answer is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"
+        what = exc.msg.removesuffix(
+            " at"
+        )  # "Unterminated string starting at", "Invalid control character at"
+        return f"the answer is not valid JSON ({what} at line {exc.lineno}, column {exc.colno})"
     if isinstance(exc, ValidationError):
         parts = []
         for err in exc.errors()[:6]:
@@ -126,6 +152,14 @@ class StructuredClient(Protocol):
     async def ainvoke(self, messages: MessagesInput, *, keep_last: int = 1, **kwargs: Any) -> AIMessage: ...
 
 
+class _Call(NamedTuple):
+    """One attempt's request: the messages, how many trailing ones trimming must keep, the call kwargs."""
+
+    messages: list[BaseMessage]
+    keep_last: int
+    kwargs: dict[str, Any]
+
+
 class _Attempts(Generic[T]):
     """The retry loop shared by the sync and async helpers."""
 
@@ -133,61 +167,109 @@ class _Attempts(Generic[T]):
         self, client: StructuredClient, schema: type[T], messages: MessagesInput, retries: int | None
     ) -> None:
         self.schema = schema
+        self.settings = client.settings
         self.base = with_schema_instruction(as_messages(messages), schema)
         self.max_attempts = 1 + (client.settings.structured_retries if retries is None else retries)
         self.kwargs = client.format_kwargs(schema)
         self.attempt = 0
         self.last_error = ""
         self.last_raw = ""
+        self.last_at_cap = False
+        self.last_unterminated = False
+        self.prompt_tokens = 0
+        self.output_tokens = 0
 
-    def next_messages(self) -> tuple[list[BaseMessage], int] | None:
-        """Messages of the next attempt and how many trailing ones trimming must keep."""
+    def next_call(self) -> _Call | None:
+        """The next attempt's request, or None when the attempts are used up."""
         if self.attempt >= self.max_attempts:
             return None
         self.attempt += 1
         if self.attempt == 1:
-            return self.base, 1
+            return _Call(self.base, 1, self.kwargs)
         echo = self.last_raw if len(self.last_raw) <= MAX_ECHO_CHARS else self.last_raw[:MAX_ECHO_CHARS] + "…"
         feedback = HumanMessage(
-            f"Your previous answer was not a valid {self.schema.__name__}: {self.last_error}. "
-            f"Answer again with only a JSON object that matches the schema."
+            feedback_text(
+                self.schema.__name__,
+                self.last_error,
+                chars=len(self.last_raw),
+                at_cap=self.last_at_cap,
+                unterminated=self.last_unterminated,
+            )
         )
-        return [*self.base, AIMessage(echo), feedback], 3
+        temperature = retry_temperature(self.settings.temperature, self.attempt - 1)
+        kwargs = {**self.kwargs, **temperature_kwargs(self.settings, temperature)}
+        return _Call([*self.base, AIMessage(echo), feedback], 3, kwargs)
 
     def consume(self, reply: AIMessage) -> StructuredResult[T] | None:
         raw = message_text(reply)
         model = str(reply.response_metadata.get("rabbithole_model", ""))
+        prompt_tokens, output_tokens = reply_tokens(reply)
+        self.prompt_tokens += prompt_tokens
+        self.output_tokens += output_tokens
+        at_cap = cut_at_cap(reply)
         try:
             value = self.schema.model_validate(extract_json(raw))
-        except (json.JSONDecodeError, ValidationError) as exc:
-            self.last_raw = raw
-            self.last_error = describe_error(exc)
-            log.info(
-                "structured output %s, attempt %d/%d from '%s': %s",
-                self.schema.__name__,
-                self.attempt,
-                self.max_attempts,
-                model,
-                self.last_error,
-            )
+        except json.JSONDecodeError as exc:
+            kept = salvage(raw, self.schema, cut=at_cap)
+            if kept is not None:
+                log.info(
+                    "structured output %s, attempt %d/%d from '%s': the answer was cut after %d characters; "
+                    "kept its complete items (%d dropped)",
+                    self.schema.__name__,
+                    self.attempt,
+                    self.max_attempts,
+                    model,
+                    len(raw),
+                    kept.dropped_items,
+                )
+                return self._result(kept.value, model, raw, truncated=True, dropped=kept.dropped_items)
+            self._invalid(raw, exc, model, at_cap=at_cap, unterminated=ends_unterminated(raw))
             return None
-        return StructuredResult(value, model, self.attempt, raw)
+        except ValidationError as exc:
+            self._invalid(raw, exc, model, at_cap=at_cap, unterminated=False)
+            return None
+        return self._result(value, model, raw, truncated=False, dropped=0)
+
+    def _result(
+        self, value: T, model: str, raw: str, *, truncated: bool, dropped: int
+    ) -> StructuredResult[T]:
+        return StructuredResult(
+            value, model, self.attempt, raw, truncated, dropped, self.prompt_tokens, self.output_tokens
+        )
+
+    def _invalid(self, raw: str, exc: Exception, model: str, *, at_cap: bool, unterminated: bool) -> None:
+        self.last_raw = raw
+        self.last_error = describe_error(exc)
+        self.last_at_cap = at_cap
+        self.last_unterminated = unterminated
+        log.info(
+            "structured output %s, attempt %d/%d from '%s'%s: %s",
+            self.schema.__name__,
+            self.attempt,
+            self.max_attempts,
+            model,
+            " (cut at the output cap)" if at_cap else "",
+            self.last_error,
+        )
 
     def failure(self) -> LLMOutputError:
         return LLMOutputError(
             f"the model gave no valid {self.schema.__name__} in {self.max_attempts} attempt(s); "
-            f"last error: {self.last_error}"
+            f"last error: {self.last_error}",
+            attempts=self.max_attempts,
+            prompt_tokens=self.prompt_tokens,
+            output_tokens=self.output_tokens,
         )
 
 
 def generate_structured(
     client: StructuredClient, schema: type[T], messages: MessagesInput, *, retries: int | None = None
 ) -> StructuredResult[T]:
-    """Ask ``client`` for a ``schema`` instance; retry with the error; LLMOutputError at the end."""
+    """Ask ``client`` for a ``schema`` instance; salvage a cut answer; retry with the error; LLMOutputError at
+    the end."""
     attempts = _Attempts(client, schema, messages, retries)
-    while (step := attempts.next_messages()) is not None:
-        prompt, keep_last = step
-        reply = client.invoke(prompt, keep_last=keep_last, **attempts.kwargs)
+    while (call := attempts.next_call()) is not None:
+        reply = client.invoke(call.messages, keep_last=call.keep_last, **call.kwargs)
         if (result := attempts.consume(reply)) is not None:
             return result
     raise attempts.failure()
@@ -198,9 +280,8 @@ async def agenerate_structured(
 ) -> StructuredResult[T]:
     """Async ``generate_structured``."""
     attempts = _Attempts(client, schema, messages, retries)
-    while (step := attempts.next_messages()) is not None:
-        prompt, keep_last = step
-        reply = await client.ainvoke(prompt, keep_last=keep_last, **attempts.kwargs)
+    while (call := attempts.next_call()) is not None:
+        reply = await client.ainvoke(call.messages, keep_last=call.keep_last, **call.kwargs)
         if (result := attempts.consume(reply)) is not None:
             return result
     raise attempts.failure()
