@@ -16,6 +16,7 @@ MODULES = (
     "benchmarks.bench_components",
     "benchmarks.bench_grammar",
     "benchmarks.bench_reference_parsing",
+    "benchmarks.bench_salvage",
     "benchmarks.bench_ingestion",
     "benchmarks.bench_ingestion_cores",
     "benchmarks.bench_search",
