@@ -16,9 +16,16 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
+from rabbithole.devtools.fake_ollama.fields import (
+    LANGUAGE_HINTS,
+    QUOTE_HINTS,
+    field_kind,
+    matches_any,
+    resolve,
+)
 from rabbithole.devtools.fake_ollama.string_values import fit_length, formatted, sample_regex, search
 from rabbithole.devtools.fake_ollama.text import (
     PromptContext,
@@ -38,14 +45,6 @@ MINIMAL_DEPTH = 6
 MAX_DEPTH = 40
 DEFAULT_ITEMS = 2
 
-_QUOTE = ("quote", "evidence", "excerpt", "snippet", "verbatim", "passage", "citation_text", "span", "zitat")
-_QUERY = ("query", "queries", "search", "keyword", "term")
-_QUESTION = ("question", "frage")
-_TITLE = ("title", "heading", "headline", "name", "topic", "label", "subject")
-_ANSWER = ("answer", "response", "reply", "antwort")
-_SUMMARY = ("summary", "description", "content", "text", "claim", "statement", "finding", "conclusion")
-_REASON = ("reason", "rationale", "explanation", "justification", "analysis", "thought", "comment", "note")
-_LANG = ("language", "lang", "locale", "sprache")
 _NEGATIVE = (
     "more",
     "missing",
@@ -69,17 +68,20 @@ _LANG_VALUES = {
 }
 
 
-def _matches(name: str, hints: Sequence[str]) -> bool:
-    return any(h in name for h in hints)
-
-
 class SchemaInstanceGenerator:
     """Walks one schema; the same schema and prompt always give the same instance."""
 
-    def __init__(self, root: Mapping[str, Any], ctx: PromptContext, seed: int | None = None) -> None:
+    def __init__(
+        self,
+        root: Mapping[str, Any],
+        ctx: PromptContext,
+        seed: int | None = None,
+        items: int = DEFAULT_ITEMS,
+    ) -> None:
         self.root = root
         self.ctx = ctx
         self.seed = ctx.seed if seed is None else seed
+        self.items = items
         self._quote_cursor = 0
         self._source: str | None = None
 
@@ -92,36 +94,7 @@ class SchemaInstanceGenerator:
         return random.Random(stable_hash(self.seed, salt, *path))
 
     def _resolve(self, schema: Mapping[str, Any]) -> Mapping[str, Any]:
-        seen = 0
-        while "$ref" in schema and seen < 32:
-            target = self._lookup(str(schema["$ref"]))
-            siblings = {k: v for k, v in schema.items() if k != "$ref"}
-            schema = {**target, **siblings}
-            seen += 1
-        if "allOf" in schema:
-            merged: dict[str, Any] = {k: v for k, v in schema.items() if k != "allOf"}
-            for part in schema["allOf"]:
-                part = self._resolve(part) if isinstance(part, Mapping) else {}
-                for key, value in part.items():
-                    if key == "properties":
-                        merged["properties"] = {**merged.get("properties", {}), **value}
-                    elif key == "required":
-                        merged["required"] = sorted({*merged.get("required", []), *value})
-                    else:
-                        merged.setdefault(key, value)
-            schema = merged
-        return schema
-
-    def _lookup(self, ref: str) -> Mapping[str, Any]:
-        if not ref.startswith("#"):
-            return {}
-        node: Any = self.root
-        for part in ref.lstrip("#").split("/"):
-            if not part:
-                continue
-            part = part.replace("~1", "/").replace("~0", "~")
-            node = node.get(part, {}) if isinstance(node, Mapping) else {}
-        return node if isinstance(node, Mapping) else {}
+        return resolve(self.root, schema)
 
     @staticmethod
     def _name(path: tuple[str | int, ...]) -> tuple[str, str]:
@@ -208,7 +181,7 @@ class SchemaInstanceGenerator:
 
     def _enum(self, values: list[Any], path: tuple[str | int, ...]) -> Any:
         name, _ = self._name(path)
-        if _matches(name, _LANG):
+        if matches_any(name, LANGUAGE_HINTS):
             wanted = _LANG_VALUES[self.ctx.language]
             for value in values:
                 if isinstance(value, str) and value.lower() in wanted:
@@ -230,7 +203,7 @@ class SchemaInstanceGenerator:
         out: dict[str, Any] = {}
         # an object quoting a sentence cites the source that sentence came from
         outer_source = self._source
-        if any(_matches(n.lower(), _QUOTE) for n in names) and self.ctx.sentences:
+        if any(matches_any(n.lower(), QUOTE_HINTS) for n in names) and self.ctx.sentences:
             upcoming = self.ctx.sentences[self._quote_cursor % len(self.ctx.sentences)]
             self._source = upcoming.source_id
         for name in names:
@@ -251,7 +224,7 @@ class SchemaInstanceGenerator:
         items = schema.get("items", True)
         lo = int(schema.get("minItems", 0))
         hi = schema.get("maxItems")
-        count = lo if depth >= MINIMAL_DEPTH else max(lo, DEFAULT_ITEMS, len(prefix))
+        count = lo if depth >= MINIMAL_DEPTH else max(lo, self.items, len(prefix))
         if isinstance(hi, int):
             count = min(count, hi)
         if items is False:
@@ -270,7 +243,7 @@ class SchemaInstanceGenerator:
 
     def _boolean(self, path: tuple[str | int, ...]) -> bool:
         name, parent = self._name(path)
-        return not _matches(name or parent, _NEGATIVE)
+        return not matches_any(name or parent, _NEGATIVE)
 
     def _number(
         self, schema: Mapping[str, Any], path: tuple[str | int, ...], *, integer: bool
@@ -299,7 +272,7 @@ class SchemaInstanceGenerator:
             high = math.floor(high) if math.isfinite(high) else high
         name, _ = self._name(path)
         index = self._index(path)
-        if _matches(name, _UNIT) and not integer:
+        if matches_any(name, _UNIT) and not integer:
             target = 0.8
         elif "year" in name:
             target = 2024.0
@@ -334,36 +307,25 @@ class SchemaInstanceGenerator:
 
     def _by_name(self, name: str, parent: str, index: int) -> str:
         ctx = self.ctx
-        for candidate in (name, parent):
-            if not candidate:
-                continue
-            if candidate in ("id", "ids", "ref") or candidate.endswith(("_id", "_ids", "_ref", "sourceid")):
-                return self._ident(index)
-            if _matches(candidate, _QUOTE):
-                return self._quote()
-            if _matches(candidate, _LANG):
-                return ctx.language
-            if ctx.ids and candidate in (
-                "source",
-                "sources",
-                "citation",
-                "citations",
-                "reference",
-                "references",
-            ):
-                return self._ident(index)
-            if _matches(candidate, _QUESTION):
-                return question_text(ctx, index)
-            if _matches(candidate, _QUERY):
-                return query_text(ctx, index)
-            if _matches(candidate, _ANSWER):
-                return answer_text(ctx)
-            if _matches(candidate, _REASON):
-                return reason_text(ctx, index)
-            if _matches(candidate, _SUMMARY):
-                return summary_text(ctx, index)
-            if _matches(candidate, _TITLE):
-                return title_case(phrase(ctx, 4, index))
+        kind = field_kind(name, parent, bool(ctx.ids))
+        if kind in ("id", "source"):
+            return self._ident(index)
+        if kind == "quote":
+            return self._quote()
+        if kind == "language":
+            return ctx.language
+        if kind == "question":
+            return question_text(ctx, index)
+        if kind == "query":
+            return query_text(ctx, index)
+        if kind == "answer":
+            return answer_text(ctx)
+        if kind == "reason":
+            return reason_text(ctx, index)
+        if kind == "summary":
+            return summary_text(ctx, index)
+        if kind == "title":
+            return title_case(phrase(ctx, 4, index))
         return phrase(ctx, 2, index)
 
     def _quote(self) -> str:
@@ -382,6 +344,9 @@ class SchemaInstanceGenerator:
         return "-".join(k.lower() for k in self.ctx.keywords[:2]) or f"id-{index + 1}"
 
 
-def generate_instance(schema: Mapping[str, Any], ctx: PromptContext, seed: int | None = None) -> Any:
-    """A valid instance of ``schema`` built from the prompt in ``ctx`` (deterministic)."""
-    return SchemaInstanceGenerator(schema, ctx, seed).generate()
+def generate_instance(
+    schema: Mapping[str, Any], ctx: PromptContext, seed: int | None = None, items: int = DEFAULT_ITEMS
+) -> Any:
+    """A valid instance of ``schema`` built from the prompt in ``ctx`` (deterministic); arrays get ``items``
+    items where the schema allows (the normal answer: 2)."""
+    return SchemaInstanceGenerator(schema, ctx, seed, items).generate()
