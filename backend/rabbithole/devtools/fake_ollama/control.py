@@ -1,5 +1,5 @@
-"""The ``/_fake`` control endpoints: script answers, inject faults, set models and latency, reset,
-and read the recorded requests of a fake server running in another process."""
+"""The ``/_fake`` control endpoints: script answers, inject faults, set models, latency and the weak-model
+profile, reset, and read the recorded requests of a fake server running in another process."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from starlette.routing import Route
 from rabbithole.devtools.fake_ollama.faults import Fault
 from rabbithole.devtools.fake_ollama.responses import error
 from rabbithole.devtools.fake_ollama.state import FakeState, Script
+from rabbithole.devtools.fake_ollama.weak import profile_knobs
 
 
 async def control_script(state: FakeState, request: Request) -> Response:
@@ -54,6 +55,20 @@ async def control_latency(state: FakeState, request: Request) -> Response:
     return JSONResponse({"latency_ms": state.latency_ms})
 
 
+async def control_profile(state: FakeState, request: Request) -> Response:
+    body = await request.json()
+    if not isinstance(body, dict) or set(body) - {"profile", "knobs"}:
+        return error(400, "expected {'profile': 'normal' | 'weak', 'knobs': {...}} (both optional)")
+    knobs = body.get("knobs") or {}
+    if not isinstance(knobs, dict):
+        return error(400, "'knobs' is an object of knob names and values")
+    try:
+        chosen = profile_knobs(str(body.get("profile", "normal")), knobs)
+    except (TypeError, ValueError) as exc:
+        return error(400, str(exc))
+    return JSONResponse(state.set_knobs(chosen).to_dict())
+
+
 async def control_reset(state: FakeState, request: Request) -> Response:
     state.reset()
     return JSONResponse({"reset": True})
@@ -70,6 +85,7 @@ async def control_state(state: FakeState, request: Request) -> Response:
             "latency_ms": state.latency_ms,
             "scripts": [s.to_dict() for s in state.scripts],
             "faults": [f.to_dict() for f in state.faults],
+            "weak": state.knobs.to_dict(),
             "requests": len(state.requests),
         }
     )
@@ -84,6 +100,7 @@ def control_routes(state: FakeState) -> list[Route]:
         Route("/_fake/faults", bind(control_faults), methods=["POST"]),
         Route("/_fake/models", bind(control_models), methods=["POST"]),
         Route("/_fake/latency", bind(control_latency), methods=["POST"]),
+        Route("/_fake/profile", bind(control_profile), methods=["POST"]),
         Route("/_fake/reset", bind(control_reset), methods=["POST"]),
         Route("/_fake/requests", bind(control_requests), methods=["GET"]),
         Route("/_fake/state", bind(control_state), methods=["GET"]),

@@ -1,4 +1,5 @@
-"""What the fake model "says": scripted, schema-derived, JSON or plain text, and the faults on it."""
+"""What the fake model "says": scripted, schema-derived, JSON or plain text, the weak model's version of it
+(``weak/``), and the faults on it."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from rabbithole.devtools.fake_ollama.faults import AppliedFaults
 from rabbithole.devtools.fake_ollama.schema_instance import generate_instance
 from rabbithole.devtools.fake_ollama.state import FakeState, RecordedRequest
 from rabbithole.devtools.fake_ollama.text import PromptContext, answer_text, phrase
+from rabbithole.devtools.fake_ollama.weak.answer import weak_answer
 
 #: Ollama's context window when a request sets no num_ctx.
 DEFAULT_NUM_CTX = 4096
@@ -73,9 +75,15 @@ def produce(
     body = record.body
     ctx = prompt_context(body)
     script = state.take_script(record)
-    if script is not None:
+    knobs = state.knobs
+    capped = False
+    if script is not None:  # scripts win over the weak model
         content = script.render(record)
         record.scripted = True
+    elif knobs.active:
+        weak = weak_answer(record, ctx, knobs)
+        content, capped = weak.content, weak.cut
+        record.weak = list(weak.behaviours)
     else:
         content = model_text(body, ctx, record.format)
     if faults.invalid:
@@ -90,7 +98,7 @@ def produce(
     record.truncated = prompt_tokens > num_ctx
     pieces = split_pieces(content)
     num_predict = options.get("num_predict")
-    done_reason = "stop"
+    done_reason = "length" if capped else "stop"
     if isinstance(num_predict, int) and 0 < num_predict < len(pieces):
         pieces = pieces[:num_predict]
         content = "".join(pieces)

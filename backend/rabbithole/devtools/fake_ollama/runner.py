@@ -18,6 +18,7 @@ from rabbithole.core.config import LLMSettings
 from rabbithole.devtools.fake_ollama.faults import Fault, FaultKind
 from rabbithole.devtools.fake_ollama.server import create_app
 from rabbithole.devtools.fake_ollama.state import FakeState, RecordedRequest, Script
+from rabbithole.devtools.fake_ollama.weak import WeakKnobs, profile_knobs
 from rabbithole.devtools.threaded_server import ThreadedServer
 
 
@@ -59,8 +60,9 @@ class FakeOllama(_Controls):
         port: int = 0,
         models: Iterable[str] | None = None,
         latency_ms: int = 0,
+        profile: str = "normal",
     ) -> None:
-        self.state = FakeState(models, latency_ms)
+        self.state = FakeState(models, latency_ms, profile_knobs(profile))
         self.app = create_app(self.state)
         self.host = host
         self._served = ThreadedServer(self.app, host=host, port=port, name="fake ollama")
@@ -118,6 +120,12 @@ class FakeOllama(_Controls):
 
     def set_latency(self, latency_ms: int) -> None:
         self.state.latency_ms = latency_ms
+
+    def set_profile(self, profile: str = "normal", **knobs: Any) -> WeakKnobs:
+        """Answer as a weak model: ``set_profile("weak")``; one behaviour alone: ``set_profile(junk=1.0)``
+        (the normal profile with that knob); the weak profile with a knob changed: ``set_profile("weak",
+        char_cap=800)``. ``reset()`` returns to the profile the server started with."""
+        return self.state.set_knobs(profile_knobs(profile, knobs))
 
     @property
     def requests(self) -> list[RecordedRequest]:
@@ -180,6 +188,11 @@ class FakeOllamaClient(_Controls):
 
     def set_latency(self, latency_ms: int) -> None:
         self._post("/_fake/latency", {"latency_ms": latency_ms})
+
+    def set_profile(self, profile: str = "normal", **knobs: Any) -> dict[str, Any]:
+        """As ``FakeOllama.set_profile``, over ``POST /_fake/profile``; returns the knobs now in force."""
+        data: dict[str, Any] = self._post("/_fake/profile", {"profile": profile, "knobs": knobs})
+        return data
 
     @property
     def requests(self) -> list[dict[str, Any]]:

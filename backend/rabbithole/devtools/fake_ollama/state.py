@@ -1,4 +1,5 @@
-"""What a fake Ollama server knows: models, scripted answers, faults, latency, and what it received.
+"""What a fake Ollama server knows: models, scripted answers, faults, latency, the weak-model knobs, and
+what it received.
 
 One ``FakeState`` is shared by the server (its event-loop thread) and the test (its own thread), so
 every access holds a lock.
@@ -15,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from rabbithole.devtools.fake_ollama.faults import MODEL_PATHS, AppliedFaults, Fault
+from rabbithole.devtools.fake_ollama.weak import PROFILES, WeakKnobs
 
 #: Models the fake server has "pulled" unless told otherwise (includes the configured default).
 DEFAULT_MODELS: tuple[str, ...] = (
@@ -46,6 +48,7 @@ class RecordedRequest:
     prompt_tokens: int = 0
     truncated: bool = False
     response_text: str | None = None
+    weak: list[str] = field(default_factory=list)
 
     @property
     def options(self) -> dict[str, Any]:
@@ -101,6 +104,7 @@ class RecordedRequest:
             "num_ctx": self.num_ctx,
             "schema_name": self.schema_name,
             "response_text": self.response_text,
+            "weak": self.weak,
         }
 
 
@@ -184,7 +188,9 @@ def normalize_model(name: str) -> str:
 class FakeState:
     """Mutable, lock-protected state of one fake server."""
 
-    def __init__(self, models: Iterable[str] | None = None, latency_ms: int = 0) -> None:
+    def __init__(
+        self, models: Iterable[str] | None = None, latency_ms: int = 0, knobs: WeakKnobs | None = None
+    ) -> None:
         self._lock = threading.RLock()
         self._default_models = tuple(DEFAULT_MODELS if models is None else models)
         self._default_latency_ms = latency_ms
@@ -193,16 +199,28 @@ class FakeState:
         self.scripts: list[Script] = []
         self.faults: list[Fault] = []
         self.requests: list[RecordedRequest] = []
+        self._default_knobs = knobs or PROFILES["normal"]
+        self.knobs = self._default_knobs
         self.reset()
 
     def reset(self) -> None:
-        """Back to the start: default models and latency, no scripts, faults or recorded requests."""
+        """Back to the start: default models, latency and knobs (the profile the server was started with,
+        normal unless told), no scripts, faults or recorded requests."""
         with self._lock:
             self.models = [normalize_model(m) for m in self._default_models]
             self.latency_ms = self._default_latency_ms
+            self.knobs = self._default_knobs
             self.scripts = []
             self.faults = []
             self.requests = []
+
+    # -- the weak model --------------------------------------------------------------------
+
+    def set_knobs(self, knobs: WeakKnobs) -> WeakKnobs:
+        """Answer with these weak-model knobs from the next request on (``PROFILES["normal"]``: as usual)."""
+        with self._lock:
+            self.knobs = knobs
+        return knobs
 
     # -- models ----------------------------------------------------------------------------
 
