@@ -36,3 +36,18 @@ def test_in_between_the_model_decides() -> None:
 def test_invalid_judgement_in_between_goes_on() -> None:
     a = decide(None, 0.4, 0.5, SETTINGS)
     assert a.answerable and a.model_verdict == "invalid"
+
+
+@pytest.mark.parametrize("model", [judgement(True), None])
+def test_candidates_of_another_view_keep_a_low_similarity_from_declining(
+    model: AssessJudgement | None,
+) -> None:
+    # an English question over German documents: the best similarity is low, a German view found passages
+    a = decide(model, 0.14, 0.0, SETTINGS, candidates=3)
+    assert a.answerable and a.max_similarity == 0.14
+
+
+def test_candidates_leave_the_decision_to_the_model() -> None:
+    a = decide(judgement(False), 0.14, 0.0, SETTINGS, candidates=3)
+    assert not a.answerable and a.reason == "r" and a.model_verdict == "unanswerable"
+    assert not decide(judgement(True, live=True), 0.14, 0.0, SETTINGS, candidates=3).answerable

@@ -59,6 +59,20 @@ class ResearchSettings(BaseModel):
     assess_clear: float = Field(
         0.5, ge=-1.0, le=1.0, description="Best similarity at or above which the corpus clearly covers it."
     )
+    assess_bm25_floor: float = Field(
+        4.0,
+        ge=0.0,
+        description="A passage a view in the documents' language (the model's translation, the glossary's "
+        "terms) finds with at least this BM25 score is a candidate: while there is one, a best similarity "
+        "below assess_floor does not decline the question (the model judges it).",
+    )
+    translation_views: bool = Field(
+        True,
+        description="A question in another language than the documents' is also searched in theirs: the "
+        "model's translation of it and its corpus queries (kept only when the language detector finds them "
+        "in the documents' language) and the glossary's German terms of an English question (false: the "
+        "question and the model's queries as written, no translation call).",
+    )
     max_running_runs: int = Field(
         2, ge=1, le=64, description="Runs the API server executes at once; the rest wait as queued, in order."
     )

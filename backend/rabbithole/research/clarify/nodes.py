@@ -8,19 +8,21 @@ from typing import Any
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
+from rabbithole.core.text import unique_texts
 from rabbithole.research import events
 from rabbithole.research.anchor import fallback_anchor, summary_of, user_answers
 from rabbithole.research.clarify import prompts
 from rabbithole.research.clarify.schemas import AnchorDraft, ClarifyAnalysis, ClarifyQueries
 from rabbithole.research.clarify.state import ClarifyState
 from rabbithole.research.context import ResearchContext
-from rabbithole.research.llm_step import ask
+from rabbithole.research.llm_step import ask, merge_counts
 from rabbithole.research.models import (
     ClarificationInterrupt,
     ClarificationRound,
     QueryAnchor,
 )
 from rabbithole.research.passages import merge_hits, shown_passage
+from rabbithole.research.translation import translate_question
 
 #: Passages of a round shown to the model and the user.
 SHOWN_PASSAGES = 8
@@ -154,12 +156,21 @@ def record_round(state: ClarifyState) -> dict[str, Any]:
 
 
 async def make_anchor(state: ClarifyState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
-    """LLM: the immutable query anchor, research queries and the conversation summary."""
+    """LLM: the immutable query anchor, research queries and the conversation summary; for a question in
+    another language than the documents' (``research.translation_views``), its checked translation beside
+    it (two calls at once, ``research/translation.py``), first among the corpus queries."""
     ctx = runtime.context
     rounds = state.get("rounds", [])
     question, language = state["question"], state["language"]
     messages = prompts.anchor_prompt(question, rounds, language, state["corpus_language"])
-    step = await ask(ctx.llm, "anchor", AnchorDraft, messages)
+    translating = ctx.settings.translation_views and state["corpus_language"] != language
+    if translating:
+        step, translation = await asyncio.gather(
+            ask(ctx.llm, "anchor", AnchorDraft, messages),
+            translate_question(ctx, question, language, state["corpus_language"]),
+        )
+    else:
+        step, translation = await ask(ctx.llm, "anchor", AnchorDraft, messages), None
     corpus_queries: list[str] = []
     if step.value is None:
         anchor = fallback_anchor(question, language, rounds)
@@ -178,13 +189,24 @@ async def make_anchor(state: ClarifyState, runtime: Runtime[ResearchContext]) ->
         if state["corpus_language"] != language:
             corpus_queries = _clean(draft.corpus_queries)
         summary = draft.summary.strip() or summary_of(question, rounds)
-    for w in step.warnings:
+    warnings, counts = list(step.warnings), step.counts()
+    translated: dict[str, Any] = {}
+    if translation is not None:  # first among the corpus queries (they are checked where searched)
+        corpus_queries = unique_texts([translation.text, *corpus_queries])
+        warnings += translation.warnings
+        counts = merge_counts(counts, translation.counts)
+        translated = {
+            "question_translation": translation.text,
+            "translations_dropped": translation.dropped,
+        }
+    for w in warnings:
         events.warning(w)
     return {
         "anchor": anchor,
         "research_queries": queries[:6],
         "corpus_queries": corpus_queries[:6],
         "clarification_summary": summary,
-        "warnings": step.warnings,
-        "llm_calls": step.counts(),
+        "warnings": warnings,
+        "llm_calls": counts,
+        **translated,
     }

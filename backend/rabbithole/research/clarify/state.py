@@ -21,6 +21,8 @@ class ClarifyOutput(TypedDict, total=False):
     anchor: QueryAnchor
     research_queries: list[str]  # in the user's language
     corpus_queries: list[str]  # in the documents' language (empty when it is the same)
+    question_translation: str  # the model's checked translation of the question ("" when dropped)
+    translations_dropped: int  # 1 when the model's translation was dropped (another language, empty)
     clarification_summary: str
     warnings: Annotated[list[str], operator.add]
     llm_calls: Annotated[dict[str, int], merge_counts]

@@ -18,6 +18,7 @@ from rabbithole.research.context import ResearchContext
 from rabbithole.research.dig import prompts
 from rabbithole.research.dig.evidence import evidence_from_findings, evidence_order
 from rabbithole.research.dig.gating import AHEAD_DEPTHS, ReferenceGate, candidates_ahead
+from rabbithole.research.dig.query_views import task_views
 from rabbithole.research.dig.schemas import TaskQueries, TaskSummaryDraft, extraction_schema
 from rabbithole.research.dig.selection import batches_of, select_passages
 from rabbithole.research.dig.state import DigState, ExtractInput
@@ -43,19 +44,24 @@ async def make_queries(state: DigState, runtime: Runtime[ResearchContext]) -> di
 
 
 async def search(state: DigState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
-    """I/O: hybrid search with the task's queries in the user's and the documents' language."""
+    """I/O: hybrid search with the task's queries in every view: the user's language, the documents'
+    (corpus queries that pass the language check), the glossary's German terms (``dig/query_views.py``)."""
     ctx = runtime.context
     task = state["task"]
     events.task_progress(task.id, "searching", state="running")
-    per_language = ctx.settings.queries_per_task
-    queries = [*task.queries[:per_language], *task.corpus_queries[:per_language]] or [task.title]
+    views, dropped = task_views(
+        task, state["language"], state["corpus_language"], ctx.settings, ctx.searcher.settings, ctx.detector
+    )
+    queries = [v.query for v in views]
 
     def run() -> list[list[SearchHit]]:
         return [ctx.searcher.search(q, state["collections"], k=ctx.settings.k) for q in queries]
 
     merged = merge_hits(await asyncio.to_thread(run))
     seeds = [from_hit(h) for h in merged]
-    events.task_progress(task.id, "searched", queries=queries, passages=len(seeds))
+    events.task_progress(
+        task.id, "searched", queries=queries, passages=len(seeds), dropped_corpus_queries=dropped
+    )
     return {"seeds": seeds}
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from dataclasses import asdict, replace
 from typing import Any
 
 from langgraph.config import get_config
@@ -21,6 +22,8 @@ from rabbithole.research.run.assessment import decide
 from rabbithole.research.run.plan_edit import PlanEditError, apply_decision, proposed_plan
 from rabbithole.research.run.schemas import AssessJudgement, PlanDecision, plan_schema
 from rabbithole.research.run.state import RunState
+from rabbithole.research.run.views import assessment_views
+from rabbithole.research.search_views import figures
 
 ASSESS_SHOWN = 6
 
@@ -52,24 +55,31 @@ async def start(state: RunState, runtime: Runtime[ResearchContext]) -> dict[str,
 
 
 async def assess_search(state: RunState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
-    """I/O: search with the research queries; the best similarity and the share of queries with a hit
-    above the floor are what retrieval says about coverage."""
+    """I/O: search with the research queries in every view (``research/search_views.py``); the best
+    similarity over the views, the share of queries with a hit above the floor and the candidates of the
+    views in the documents' language are what retrieval says about coverage."""
     ctx = runtime.context
     events.phase("assess")
-    queries = [*state.get("research_queries", []), *state.get("corpus_queries", [])] or [state["question"]]
+    views, dropped = assessment_views(state, ctx.settings, ctx.searcher.settings, ctx.detector)
 
     def run() -> list[Any]:
-        return [ctx.searcher.search(q, state["collections"], k=ctx.settings.clarify_k) for q in queries]
+        return [ctx.searcher.search(v.query, state["collections"], k=ctx.settings.clarify_k) for v in views]
 
     hit_lists = await asyncio.to_thread(run)
     floor = ctx.settings.assess_floor
-    tops = [max((h.similarity or 0.0 for h in hits), default=0.0) for hits in hit_lists]
+    found = figures(views, hit_lists, ctx.settings.assess_bm25_floor)
+    if not ctx.settings.translation_views:  # as before the views: the best similarity alone
+        found = [replace(f, candidates=0) for f in found]
+    tops = [f.best_similarity for f in found]
     merged = merge_hits(hit_lists)
     shown = [shown_passage(h, 400) for h in merged[:ASSESS_SHOWN]]
     return {
         "assess_passages": shown,
         "assess_best": float(max(tops, default=0.0)),
         "assess_coverage": sum(1 for t in tops if t >= floor) / len(tops) if tops else 0.0,
+        "assess_candidates": sum(f.candidates for f in found),
+        "assess_views": [asdict(f) for f in found],
+        "translations_dropped": state.get("translations_dropped", 0) + dropped,
     }
 
 
@@ -78,10 +88,22 @@ async def assess(state: RunState, runtime: Runtime[ResearchContext]) -> dict[str
     ctx = runtime.context
     messages = prompts.assess_prompt(state["question"], state["assess_passages"], state["language"])
     step = await ask(ctx.llm, "assess", AssessJudgement, messages)
-    assessment = decide(step.value, state["assess_best"], state["assess_coverage"], ctx.settings)
+    assessment = decide(
+        step.value,
+        state["assess_best"],
+        state["assess_coverage"],
+        ctx.settings,
+        candidates=state.get("assess_candidates", 0),
+    )
     for w in step.warnings:
         events.warning(w)
-    events.emit("assessment", **assessment.model_dump())
+    events.emit(
+        "assessment",
+        **assessment.model_dump(),
+        candidates=state.get("assess_candidates", 0),
+        views=state.get("assess_views", []),
+        translations_dropped=state.get("translations_dropped", 0),
+    )
     return {"assessment": assessment, "warnings": step.warnings, "llm_calls": step.counts()}
 
 

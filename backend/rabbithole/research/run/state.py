@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated, TypedDict
+from typing import Annotated, Any, TypedDict
 
 from rabbithole.research.llm_step import merge_counts
 from rabbithole.research.models import (
@@ -32,11 +32,15 @@ class RunState(RunInput, total=False):
     anchor: QueryAnchor
     research_queries: list[str]
     corpus_queries: list[str]
+    question_translation: str
+    translations_dropped: int
     clarification_summary: str
     # assessment
     assess_passages: list[RetrievedPassage]
     assess_best: float
     assess_coverage: float
+    assess_candidates: int
+    assess_views: list[dict[str, Any]]
     assessment: Assessment
     # plan and dig
     plan: list[TaskSpec]
