@@ -1,7 +1,8 @@
 """The research run (issue 7) on kb/sample against the fake Ollama: LLM calls, parallel speed-up, and the
 research dev set (benchmarks/data/research_dev.yaml).
 
-    python -m benchmarks.bench_research [--quick] [--questions rd01,rd12] [--skip-timing] [--skip-dev] [-v]
+    python -m benchmarks.bench_research [--quick] [--questions rd01,rd12] [--skip-timing] [--skip-dev]
+                                        [--skip-languages] [-v]
 
 The shared sample index (bench-data/sample-*, ingested once) is copied into a scratch data dir, so the runs'
 registry and checkpoints never touch it. The LLM is the fake Ollama server (rabbithole.devtools.fake_ollama:
@@ -29,6 +30,10 @@ Measured:
      retrieval side of the decision (best similarity below ``research.assess_floor`` declines); a real
      model's judgement decides between the floor and ``research.assess_clear``.
    A run that fails counts as finding no gold section and judging wrongly; it is listed and counted.
+4. English against German (issue 24; benchmarks/research_languages.py): the dev set's gold recall by language
+   with the translation views and without them (``research.translation_views = false``, the code before),
+   with the fake's translation (dropped by the language check) and with a scripted one (German translations
+   written by hand). Goal: English within 0.05 of German at the default depth, with and without.
 
 --quick: one question per language and kind (8 of 24) and no depth-0 pass of the call count; goals are
 indicative then.
@@ -680,6 +685,10 @@ async def measure(args: Any, data_dir: Path, goals: list[Goal]) -> None:
                 scores = await measure_dev(services, questions, args.verbose, goals)
                 kinds = Counter(s.question.kind for s in scores if s.depth == "default")
                 print(f"runs by kind (default depth): {dict(sorted(kinds.items()))}")
+            if not args.skip_languages:
+                from benchmarks.research_languages import measure_languages
+
+                await measure_languages(services, fake, questions, goals)
     finally:
         fake.close()
 
@@ -689,6 +698,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--questions", default="", help="comma-separated dev-set ids (default: all)")
     parser.add_argument("--skip-timing", action="store_true", help="leave out measurements 1 and 2")
     parser.add_argument("--skip-dev", action="store_true", help="leave out the dev set (measurement 3)")
+    parser.add_argument(
+        "--skip-languages", action="store_true", help="leave out English against German (measurement 4)"
+    )
     parser.add_argument("--repeat", type=int, default=0, help="timed runs per setting (default 3, --quick 1)")
     parser.add_argument("--verbose", "-v", action="store_true", help="list every run's problems")
     args = parser.parse_args(argv)
