@@ -114,7 +114,8 @@ async def test_the_cli_resumes_a_servers_failed_run_once_and_the_server_follows(
     events = RunEventLog(settings.storage.catalog_path)
     watcher = RunLeases(RunRegistry(settings.storage.catalog_path).engine, "the test", lease_s=60)
     async with server(settings) as client:
-        fake_ollama.script("no findings today", schema="Extraction")  # the dig fails: the run ends in error
+        # every model call fails (a model that stays unreachable): the run ends in its error state
+        fake_ollama.fault("error", times=None, path="/api/chat")
         run_id = (await client.post("/api/runs", json=QUICK)).json()["run_id"]
         failed = await wait_status(client, run_id, "error", "done")
         assert failed["run"]["status"] == "error", failed["run"]

@@ -55,7 +55,7 @@ def extract(*findings: SimpleNamespace, depth: int = 0) -> list:  # type: ignore
         id_prefix="t2-b1",
         anchor=ANCHOR,
         settings=ResearchSettings(),
-    )
+    ).evidence
 
 
 def test_every_quote_is_the_page_text_at_its_offsets() -> None:

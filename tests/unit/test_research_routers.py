@@ -68,6 +68,7 @@ def test_one_extraction_call_per_batch_in_parallel() -> None:
     assert isinstance(sends, list) and [s.node for s in sends] == ["extract", "extract"]
     assert [[p.chunk_id for p in s.arg["batch"]] for s in sends] == [["p1", "p2"], ["p3"]]
     assert [s.arg["batch_index"] for s in sends] == [0, 1]
+    assert [s.arg["batch_count"] for s in sends] == [2, 2]  # they share the task's extra calls
     assert dig.to_extraction({**base, "batches": []}) == "summarize"
 
 

@@ -128,6 +128,17 @@ class TaskSummary(BaseModel):
     related: list[str] = Field(default_factory=list, description="Related but non-answering findings.")
 
 
+class UnreadPassage(BaseModel):
+    """A retrieved passage the model could not read: its extraction answers stayed invalid or were cut,
+    also when it was asked again in smaller batches."""
+
+    chunk_id: str
+    collection: str
+    document: str
+    page: int
+    section: str | None = None
+
+
 class TaskResult(BaseModel):
     """What digging one task produced."""
 
@@ -143,6 +154,21 @@ class TaskResult(BaseModel):
     summary: TaskSummary = Field(default_factory=TaskSummary)
     warnings: list[str] = Field(default_factory=list)
     error: str | None = None
+    extraction_failures: int = Field(
+        0,
+        description="Extraction calls whose answer stayed invalid or came back cut with findings missing "
+        "(the smaller batches asked again included).",
+    )
+    passages_unread: list[UnreadPassage] = Field(
+        default_factory=list,
+        description="Retrieved passages the model could not read (not: passages without evidence).",
+    )
+    facts_retied: int = Field(
+        0, description="Facts quoted from other sentences than the model chose: those that hold its numbers."
+    )
+    facts_dropped: int = Field(
+        0, description="Facts dropped: their numbers or provisions are in none of the passages read."
+    )
 
 
 class RetrievedPassage(BaseModel):

@@ -33,6 +33,14 @@ class ResearchSettings(BaseModel):
     extract_batch_tokens: int = Field(
         3000, ge=200, description="Passage tokens per extraction call (several passages per call)."
     )
+    extract_retry_calls: int = Field(
+        8,
+        ge=0,
+        le=100,
+        description="Extra extraction calls per task (shared among its batches) for passages whose answer "
+        "stayed invalid or was cut: asked again in smaller batches, halves down to one passage. Passages "
+        "still unread are reported as such, never as holding nothing.",
+    )
     gate_ahead: bool = Field(
         True,
         description="Judge the second hop's candidate references beside the first hop's (two gate calls at "

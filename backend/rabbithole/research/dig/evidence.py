@@ -1,14 +1,18 @@
-"""Evidence from an extraction answer: the chosen sentences grouped into runs, each run cut from its page
-by offsets (verbatim by construction), tiered by relevance, entity match, depth and source."""
+"""Evidence from an extraction answer: each fact tied to the sentences that hold its numbers and provisions
+(``tying``), the sentences grouped into runs, each run cut from its page by offsets (verbatim by
+construction), tiered by relevance, entity match, depth and source."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from rabbithole.core.config import ResearchSettings
 from rabbithole.core.models import PageText
+from rabbithole.research.dig.tying import SentenceTokens, holds_any, tie_fact
+from rabbithole.research.evidence.claim_tokens import claim_tokens
 from rabbithole.research.evidence.numbering import NumberedSentence, group_runs
 from rabbithole.research.evidence.quotes import PageQuote, quotes_from_run
 from rabbithole.research.evidence.tiering import entity_match, tier_of
@@ -18,6 +22,16 @@ log = logging.getLogger(__name__)
 
 #: Gap (in sentences) bridged when the chosen sentences of one finding are grouped into one quote.
 MAX_GAP = 1
+
+
+@dataclass
+class FindingsEvidence:
+    """The evidence of an extraction answer, and how many of its facts were tied to other sentences than
+    the model chose (``retied``) or dropped because no passage holds their numbers or provisions."""
+
+    evidence: list[Evidence] = field(default_factory=list)
+    retied: int = 0
+    dropped: int = 0
 
 
 def evidence_from_findings(
@@ -30,18 +44,34 @@ def evidence_from_findings(
     id_prefix: str,
     anchor: QueryAnchor,
     settings: ResearchSettings,
-) -> list[Evidence]:
+    sentences: Mapping[int, SentenceTokens] | None = None,
+) -> FindingsEvidence:
+    """``sentences``: the tokens of every numbered sentence (``tying.sentence_tokens``); given, each fact
+    is tied to the sentences that hold its tokens first (None: quoted from the sentences chosen)."""
     by_id = {p.chunk_id: p for p in batch}
-    out: list[Evidence] = []
+    result = FindingsEvidence()
+    out = result.evidence
     seen: set[tuple[str, int, int, int]] = set()
     for finding in findings:
         fact = " ".join(str(finding.fact).split())
         if not fact:
             continue
-        for run in group_runs(finding.sentences, table, max_gap=MAX_GAP):
+        chosen: Sequence[int] = finding.sentences
+        wanted = claim_tokens(fact) if sentences is not None else []
+        if sentences is not None:
+            tie = tie_fact(fact, chosen, sentences)
+            if tie.sentences is None:
+                result.dropped += 1
+                log.info("fact dropped, no passage holds its numbers or provisions: %s", fact)
+                continue
+            result.retied += tie.retied
+            chosen = tie.sentences
+        for run in group_runs(chosen, table, max_gap=MAX_GAP):
             passage = by_id.get(run[0].chunk_id)
             if passage is None:
                 continue
+            if wanted and sentences is not None and not holds_any([s.number for s in run], wanted, sentences):
+                continue  # states none of the fact's figures: its other quotes do
             for quote in _quotes(run, pages[(passage.collection, passage.document)]):
                 key = (passage.chunk_id, quote.page, quote.start, quote.end)
                 if key in seen or not quote.text.strip():
@@ -82,7 +112,7 @@ def evidence_from_findings(
                         chain=passage.chain,
                     )
                 )
-    return out
+    return result
 
 
 def _quotes(run: Sequence[NumberedSentence], pages: Sequence[PageText]) -> list[PageQuote]:

@@ -5,27 +5,25 @@ from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
-from collections.abc import Sequence
 from typing import Any
 
 from langgraph.runtime import Runtime
 
-from rabbithole.core.errors import LLMOutputError
-from rabbithole.core.models import PageText, SearchHit
+from rabbithole.core.models import SearchHit
 from rabbithole.research import events
 from rabbithole.research.anchor import anchor_text
 from rabbithole.research.context import ResearchContext
 from rabbithole.research.dig import prompts
-from rabbithole.research.dig.evidence import evidence_from_findings, evidence_order
+from rabbithole.research.dig.evidence import evidence_order
+from rabbithole.research.dig.extraction import read_batch, retry_shares, unread_error, unread_places
 from rabbithole.research.dig.gating import AHEAD_DEPTHS, ReferenceGate, candidates_ahead
 from rabbithole.research.dig.query_views import task_views
-from rabbithole.research.dig.schemas import TaskQueries, TaskSummaryDraft, extraction_schema
+from rabbithole.research.dig.schemas import TaskQueries, TaskSummaryDraft
 from rabbithole.research.dig.selection import batches_of, select_passages
 from rabbithole.research.dig.state import DigState, ExtractInput
 from rabbithole.research.evidence.drift import anchor_similarities
-from rabbithole.research.evidence.numbering import number_passages, render_numbered
 from rabbithole.research.llm_step import ask
-from rabbithole.research.models import Passage, TaskResult, TaskSummary
+from rabbithole.research.models import Passage, TaskResult, TaskSummary, UnreadPassage
 from rabbithole.research.passages import from_expansion, from_hit, merge_hits
 
 
@@ -141,46 +139,47 @@ async def follow_references(state: DigState, runtime: Runtime[ResearchContext]) 
 
 async def extract(state: ExtractInput, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
     """LLM: one batch of passages with numbered sentences -> findings with the sentence numbers that state
-    them; quotes cut from the page text by offsets. Output that stays invalid is an error of the run
-    (``LLMOutputError``), not "no evidence": the task is marked failed and the run stops, resumable; a
-    resume asks again for the batches that failed (those that succeeded are kept in the checkpoint)."""
+    them, each fact tied to the sentences that hold its numbers and provisions; quotes cut from the page
+    text by offsets. An answer that stays invalid or is cut does not stop the run: the passages whose
+    findings are missing are asked again in smaller batches within the batch's share of
+    ``research.extract_retry_calls`` (``extraction``), and what stays unread is recorded with a warning
+    naming the model's failure, never read as "no evidence"."""
     ctx = runtime.context
     task, batch, index = state["task"], state["batch"], state["batch_index"]
     events.task_progress(task.id, "extracting", state="running", batch=index + 1)
-    table = number_passages(batch)
-    if not table:
-        return {}
-    schema = extraction_schema([s.number for s in table])
-    messages = prompts.extraction_prompt(
-        task, state["anchor"], render_numbered(batch, table), state["language"]
+    shares = retry_shares(ctx.settings.extract_retry_calls, state.get("batch_count", 1))
+    extra = shares[index] if index < len(shares) else 0
+    reading = await read_batch(
+        ctx, task, state["anchor"], state["language"], batch, index=index, extra_calls=extra
     )
-    step = await ask(ctx.llm, "extract", schema, messages)
-    if step.value is None:
-        reason = "; ".join(step.warnings) or "extract: no valid answer"
-        message = f"task '{task.title}', extraction batch {index + 1}: {reason}"
-        events.task_progress(task.id, "failed", state="error", batch=index + 1, error=message)
-        raise LLMOutputError(message)
-    pages = await asyncio.to_thread(_pages_of, ctx, batch)
-    evidence = evidence_from_findings(
-        step.value.findings,  # type: ignore[attr-defined]
-        table,
-        batch,
-        pages,
-        task_id=task.id,
-        id_prefix=f"{task.id}-b{index + 1}",
-        anchor=state["anchor"],
-        settings=ctx.settings,
-    )
-    return {"evidence": evidence, "llm_calls": step.counts()}
-
-
-def _pages_of(ctx: ResearchContext, batch: Sequence[Passage]) -> dict[tuple[str, str], list[PageText]]:
-    out: dict[tuple[str, str], list[PageText]] = {}
-    for p in batch:
-        key = (p.collection, p.document)
-        if key not in out:
-            out[key] = ctx.catalog.pages(p.collection, p.document)
-    return out
+    warnings = []
+    if reading.unread:
+        reason = reading.reasons[-1] if reading.reasons else "no valid answer"
+        warnings.append(
+            f"extract: the model could not read {len(reading.unread)} of {len(batch)} passage(s) of task "
+            f"'{task.title}' ({unread_places(reading.unread)}); its answers stayed invalid or were cut, also "
+            f"in smaller batches (last: {reason})"
+        )
+    for w in warnings:
+        events.warning(w)
+    return {
+        "evidence": reading.evidence,
+        "passages_unread": [
+            UnreadPassage(
+                chunk_id=p.chunk_id,
+                collection=p.collection,
+                document=p.document,
+                page=p.page,
+                section=p.section,
+            )
+            for p in reading.unread
+        ],
+        "extraction_failures": reading.failed_calls,
+        "facts_retied": reading.retied,
+        "facts_dropped": reading.dropped,
+        "task_warnings": warnings,
+        "llm_calls": {"extract": reading.requests},
+    }
 
 
 async def measure_drift(state: DigState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
@@ -193,7 +192,10 @@ async def measure_drift(state: DigState, runtime: Runtime[ResearchContext]) -> d
 
 
 async def summarize(state: DigState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
-    """LLM: the task's findings, gaps and related findings (invalid output: the findings' own statements)."""
+    """LLM: the task's findings, gaps and related findings (invalid output, or an answer cut before its
+    first complete finding: the findings' own statements; a cut answer otherwise keeps its complete items).
+    A task that found nothing because the model could not read its passages is in its error state, with
+    the passages it could not read (``TaskResult.passages_unread``)."""
     task = state["task"]
     scores = state.get("similarities", {})
     evidence = sorted(
@@ -214,6 +216,11 @@ async def summarize(state: DigState, runtime: Runtime[ResearchContext]) -> dict[
         for w in step.warnings:
             events.warning(w)
         draft = step.value
+        if draft is not None and getattr(step, "truncated", False) and not draft.findings:
+            draft = None  # cut before its first complete finding: the findings' own statements instead
+            note = f"summarize: task '{task.title}': the answer was cut before its first finding; "
+            warnings.append(note + "summarised by the findings' own statements")
+            events.warning(warnings[-1])
     else:
         draft = None
     if draft is not None:
@@ -224,9 +231,12 @@ async def summarize(state: DigState, runtime: Runtime[ResearchContext]) -> dict[
             gaps=[] if evidence else [task.title],
             related=[e.fact for e in evidence if not e.answers],
         )
+    unread = state.get("passages_unread", [])
+    error = unread_error(unread, len(state.get("passages", []))) if not evidence else None
     result = TaskResult(
         task_id=task.id,
         title=task.title,
+        state="error" if error else "done",
         queries=[*task.queries, *task.corpus_queries],
         passages=len(state.get("passages", [])),
         retrieved=state.get("retrieved", []),
@@ -235,6 +245,14 @@ async def summarize(state: DigState, runtime: Runtime[ResearchContext]) -> dict[
         evidence=evidence,
         summary=summary,
         warnings=warnings,
+        error=error,
+        extraction_failures=state.get("extraction_failures", 0),
+        passages_unread=unread,
+        facts_retied=state.get("facts_retied", 0),
+        facts_dropped=state.get("facts_dropped", 0),
     )
-    events.task_progress(task.id, "done", state="done", evidence=len(evidence))
+    if error:
+        events.task_progress(task.id, "failed", state="error", error=error)
+    else:
+        events.task_progress(task.id, "done", state="done", evidence=len(evidence))
     return {"task_results": [result], "warnings": warnings, "llm_calls": counts}

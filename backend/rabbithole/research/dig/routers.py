@@ -17,7 +17,8 @@ def start(state: DigInput) -> Literal["make_queries", "search"]:
 
 
 def to_extraction(state: DigState) -> list[Send] | Literal["summarize"]:
-    """One extraction call per batch, in parallel; none: straight to the summary."""
+    """One extraction call per batch, in parallel (each knows how many there are: its share of the task's
+    extra calls, ``retry_shares``); none: straight to the summary."""
     batches = state.get("batches", [])
     if not batches:
         return "summarize"
@@ -31,6 +32,7 @@ def to_extraction(state: DigState) -> list[Send] | Literal["summarize"]:
                 "language": state["language"],
                 "batch": [by_id[i] for i in ids if i in by_id],
                 "batch_index": index,
+                "batch_count": len(batches),
             },
         )
         for index, ids in enumerate(batches)

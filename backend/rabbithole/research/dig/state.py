@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated, TypedDict
+from typing import Annotated, NotRequired, TypedDict
 
 from rabbithole.research.llm_step import merge_counts
-from rabbithole.research.models import Evidence, Passage, QueryAnchor, TaskResult, TaskSpec
+from rabbithole.research.models import Evidence, Passage, QueryAnchor, TaskResult, TaskSpec, UnreadPassage
 
 
 class DigInput(TypedDict):
@@ -31,6 +31,10 @@ class DigState(DigInput, DigOutput, total=False):
     skipped: int
     batches: list[list[str]]  # chunk ids per extraction call
     evidence: Annotated[list[Evidence], operator.add]  # from every batch
+    passages_unread: Annotated[list[UnreadPassage], operator.add]  # what the model could not read
+    extraction_failures: Annotated[int, operator.add]  # calls whose answer stayed invalid or was cut
+    facts_retied: Annotated[int, operator.add]  # facts quoted from the sentences that hold their numbers
+    facts_dropped: Annotated[int, operator.add]  # facts whose numbers or provisions no passage holds
     similarities: dict[str, float]  # evidence id -> similarity to the query anchor
     task_warnings: Annotated[list[str], operator.add]
 
@@ -43,3 +47,4 @@ class ExtractInput(TypedDict):
     language: str
     batch: list[Passage]
     batch_index: int
+    batch_count: NotRequired[int]  # the task's batches (they share its extra calls); absent: 1
