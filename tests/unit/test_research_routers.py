@@ -8,8 +8,17 @@ from rabbithole.core.config import ResearchSettings
 from rabbithole.research.clarify import routers as clarify
 from rabbithole.research.dig import routers as dig
 from rabbithole.research.dig.selection import batches_of, select_passages
-from rabbithole.research.models import ClarificationRound, Passage, QualityScores, QueryAnchor, TaskSpec
+from rabbithole.research.models import (
+    ClarificationRound,
+    Passage,
+    QualityScores,
+    QueryAnchor,
+    ReportChecks,
+    TaskResult,
+    TaskSpec,
+)
 from rabbithole.research.synthesis import routers as synthesis
+from rabbithole.research.synthesis.sections import SectionDraft, SectionPlan
 
 SETTINGS = ResearchSettings(max_clarify_rounds=3)
 
@@ -84,20 +93,44 @@ def quality(passed: bool) -> QualityScores:
     )
 
 
-def test_one_language_retry_and_one_remediation() -> None:
-    assert synthesis.after_synthesis({"language_ok": False, "attempts": 1}) == [
-        "retry_language",
-        "review_draft",
-    ]  # type: ignore[typeddict-item]
-    assert synthesis.after_synthesis({"language_ok": False, "attempts": 2}) == "check_quality"  # type: ignore[typeddict-item]
-    assert synthesis.after_synthesis({"language_ok": True, "attempts": 1}) == "check_quality"  # type: ignore[typeddict-item]
-    # after the retry beside the draft's review: remediation when the draft failed, else the retry reviewed
-    assert synthesis.after_review({"quality": quality(False)}) == "start_remediation"  # type: ignore[typeddict-item]
-    assert synthesis.after_review({"quality": quality(True)}) == "check_quality"  # type: ignore[typeddict-item]
-    assert synthesis.after_review({"quality": None}) == "check_quality"  # type: ignore[typeddict-item]
-    assert synthesis.after_quality({"quality": quality(False)}) == "start_remediation"  # type: ignore[typeddict-item]
-    assert synthesis.after_quality({"quality": quality(False), "remediated": True}) == "attribute"  # type: ignore[typeddict-item]
-    assert synthesis.after_quality({"quality": None}) == "attribute"  # type: ignore[typeddict-item]
+def planned(n: int) -> list[SectionPlan]:
+    return [
+        SectionPlan(index=i, task=TaskResult(task_id=f"t{i + 1}", title=f"T{i + 1}"), heading=f"T{i + 1}")
+        for i in range(n)
+    ]
+
+
+def test_one_section_call_each_side_by_side_and_none_without_sections() -> None:
+    state: Any = {
+        "sections_planned": planned(3),
+        "pending": [0, 2],
+        "anchor": QueryAnchor(question="q", language="de"),
+        "language": "de",
+        "feedback": {2: ["repeated"]},
+        "drafts": {2: SectionDraft(index=2, task_id="t3", heading="T3", language_ok=False)},
+    }
+    sends = synthesis.to_sections(state)
+    assert isinstance(sends, list) and [s.node for s in sends] == ["write_section", "write_section"]
+    assert [s.arg["section"].index for s in sends] == [0, 2]
+    assert [s.arg["feedback"] for s in sends] == [[], ["repeated"]]
+    assert [s.arg["wrong_language"] for s in sends] == [False, True]
+    assert [s.arg["passes"] for s in sends] == [1, 2]
+    assert synthesis.to_sections({**state, "pending": []}) == "assemble"
+
+
+def test_one_remediation_when_the_checks_or_the_grades_fail() -> None:
+    base: Any = {"sections_planned": planned(2)}
+    failed = ReportChecks(passed=False)
+    assert synthesis.after_quality({**base, "checks": failed}) == "start_remediation"
+    assert synthesis.after_quality({**base, "checks": ReportChecks(), "quality": quality(False)}) == (
+        "start_remediation"
+    )
+    assert (
+        synthesis.after_quality({**base, "checks": ReportChecks(), "quality": quality(True)}) == "attribute"
+    )
+    assert synthesis.after_quality({**base, "checks": ReportChecks(), "quality": None}) == "attribute"
+    assert synthesis.after_quality({**base, "checks": failed, "remediated": True}) == "attribute"
+    assert synthesis.after_quality({"sections_planned": [], "checks": failed}) == "attribute"
 
 
 def passage(cid: str, depth: int, relevance: float | None, text: str = "x" * 40) -> Passage:

@@ -13,6 +13,7 @@ guarded, with counts of what each guard did:
   a placeholder title becomes the question (or the first task title);
 - empty sections (no claims left) dropped (with ``keep_sections``, as for report mode's approved outline, a
   section whose every claim repeats other sections keeps them instead);
+- claims whose text is a placeholder or a schema field's description dropped (counted);
 - uncited claims kept and flagged (``GuardClaim.uncited``).
 
 It never creates evidence: ids are only merged from dropped repeats into the claim they repeat.
@@ -90,6 +91,10 @@ _PLACEHOLDER_WORDS = {
     "aussagen",
     "aussage",
     "thema",
+    # the schemas' field descriptions, copied as content
+    "one sentence of the report without citation marks",
+    "one sentence of the report",
+    "ids of the evidence that supports it",
 }
 #: "Section 3", "Abschnitt 2", "Heading 1", "Kapitel 4" (a number alone after a placeholder word; "Section
 #: 4.2 of the standard" has more words and is a real heading).
@@ -222,9 +227,11 @@ def _dedupe_claims(
     seen = _Seen()
     out: list[GuardSection] = []
     for section in sections:
-        collapsed = [_collapse_inner(c.text) for c in section.claims]
+        real = [c for c in section.claims if not (normalise_sentence(c.text) and is_placeholder(c.text))]
+        counts.placeholder_claims_dropped += len(section.claims) - len(real)
+        collapsed = [_collapse_inner(c.text) for c in real]
         counts.repeated_sentences_collapsed += sum(n for _, n in collapsed)
-        claims = [GuardClaim(t, c.evidence_ids) for (t, _), c in zip(collapsed, section.claims, strict=True)]
+        claims = [GuardClaim(t, c.evidence_ids) for (t, _), c in zip(collapsed, real, strict=True)]
         kept, merges = _dedupe_section(claims, seen)
         if not kept and keep_sections:
             kept, merges = _dedupe_section(claims, _Seen())  # repeats of other sections only: kept

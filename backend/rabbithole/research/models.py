@@ -321,6 +321,54 @@ class TextGuards(BaseModel):
     sections_dropped: int = 0
     uncited_claims: int = 0
     title_replaced: bool = False
+    placeholder_claims_dropped: int = Field(
+        0, description="Claims whose text was a placeholder or a schema field's description."
+    )
+
+
+ProblemKind = Literal[
+    "no_answer", "empty", "repeated", "uncited", "wrong_language", "weak_support", "contradiction"
+]
+
+
+class QualityProblem(BaseModel):
+    """One problem the measured checks found, pointing at its section (and sentence, where it has one)."""
+
+    kind: ProblemKind
+    section: str | None = None
+    sentence: str | None = None
+    detail: str
+
+
+class ReportChecks(BaseModel):
+    """The measured, deterministic checks of the report (``research.synthesis.checks``): what the model
+    wrote for its sections (before the guards) and what the report rests on. The model's own grades
+    (``QualityScores``) are one more input to the verdict."""
+
+    sentences_written: int = Field(0, description="Sentences the model wrote for the sections shown.")
+    repeated_share: float = Field(0.0, description="Share of them dropped as repeats.")
+    placeholders: int = Field(0, description="Sentences that were placeholders or field descriptions.")
+    cited_share: float = Field(1.0, description="Share of the report's sentences that cite evidence.")
+    tasks_with_evidence: int = 0
+    sections_written: int = Field(0, description="Sections the model wrote that passed the checks.")
+    sections_assembled: int = Field(0, description="Sections assembled from the verified findings.")
+    language_ok: bool = True
+    flagged_share: float | None = Field(
+        None, description="Share of citations the support check flagged (after attribution)."
+    )
+    contradictions: int = 0
+    problems: list[QualityProblem] = Field(default_factory=list)
+    passed: bool = True
+
+
+class AssembledSection(BaseModel):
+    """A section assembled from the run's verified findings (each a cited fact from extraction), without
+    the model's prose, and why."""
+
+    heading: str
+    task_id: str
+    reason: str
+    note: str = Field("", description="The label shown under its heading, in the report's language.")
 
 
 class ClaimView(BaseModel):
@@ -354,6 +402,45 @@ class ReportSectionView(BaseModel):
     evidence: int = 0
 
 
+class EvidenceView(BaseModel):
+    """One piece of the run's verified evidence, cited in the report or not."""
+
+    id: str
+    task_id: str
+    collection: str
+    document: str
+    page: int
+    section: str | None = None
+    quote: str = Field(description="Verbatim from the page text: page_text[start:end].")
+    start: int
+    end: int
+    fact: str = Field(description="The model's statement of the finding (never shown as a quote).")
+    source: int | None = Field(None, description="Its number [n] in the report; null: not cited.")
+
+
+class TokenUse(BaseModel):
+    """Tokens of the model calls of one kind: read (the prompts) and written (the answers)."""
+
+    prompt: int = 0
+    output: int = 0
+
+
+def token_use(flat: dict[str, int]) -> dict[str, TokenUse]:
+    """``{"<kind>.prompt": n, "<kind>.output": m}`` (the graphs' ``llm_tokens``) by kind, with a
+    ``total``."""
+    counts: dict[str, dict[str, int]] = {}
+    for key, n in sorted(flat.items()):
+        kind, _, part = key.rpartition(".")
+        if kind and part in ("prompt", "output"):
+            counts.setdefault(kind, {"prompt": 0, "output": 0})[part] += n
+    out = {kind: TokenUse(**c) for kind, c in counts.items()}
+    if out:
+        out["total"] = TokenUse(
+            prompt=sum(u.prompt for u in out.values()), output=sum(u.output for u in out.values())
+        )
+    return out
+
+
 class ResearchResult(BaseModel):
     """The result of a research run: `rabbithole research --json` and the API's report."""
 
@@ -370,10 +457,23 @@ class ResearchResult(BaseModel):
     warnings: list[str] = Field(default_factory=list)
     dropped: list[Dropped] = Field(default_factory=list)
     llm_calls: dict[str, int] = Field(default_factory=dict)
+    llm_tokens: dict[str, TokenUse] = Field(
+        default_factory=dict,
+        description="Prompt and output tokens by kind of call, and their total, as the server counted them.",
+    )
     citation_stats: CitationStats = Field(default_factory=CitationStats)
     packing: PackingReport | None = None
     text_guards: TextGuards = Field(
         default_factory=TextGuards, description="What the guards did to the model's text."
+    )
+    checks: ReportChecks | None = Field(None, description="The measured checks of the report.")
+    evidence: list[EvidenceView] = Field(
+        default_factory=list,
+        description="All verified evidence the report was written from (after validation), cited or not.",
+    )
+    assembled_sections: list[AssembledSection] = Field(
+        default_factory=list,
+        description="Sections assembled from the verified findings because the model's text was unusable.",
     )
     retrieved_chunks: list[str] = Field(
         default_factory=list, description="Ids of every passage the run retrieved (citations point inside)."

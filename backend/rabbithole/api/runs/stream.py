@@ -46,6 +46,7 @@ EVENT_TYPES = (
     "task_progress",
     "reference_followed",
     "warning",
+    "draft_section",
     "remediation",
     "outline",
     "section",

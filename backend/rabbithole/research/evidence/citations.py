@@ -41,6 +41,9 @@ class DraftClaim(BaseModel):
 class DraftSection(BaseModel):
     heading: str
     claims: list[DraftClaim] = Field(default_factory=list)
+    note: str | None = Field(
+        None, description="Shown in italics under the heading (how the section was made), never a claim."
+    )
 
 
 @dataclass(slots=True)
@@ -120,6 +123,8 @@ def render_report(
             continue
         if heading:
             blocks.append(f"## {heading}")
+        if section.note and section.note.strip():
+            blocks.append(f"*{' '.join(strip_markers(section.note).split())}*")
         blocks.append(" ".join(sentences))
     warnings = [
         f'Removed {count} citation{"s" if count > 1 else ""} of unknown evidence id "{evidence_id}".'

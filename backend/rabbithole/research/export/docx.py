@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +47,8 @@ def render_docx(result: ResearchResult) -> Document:
     if sections:
         _add_report_sections(doc, sections, words)
     elif result.claims:
-        _add_claims(doc, result.claims, words["uncited"])
+        notes = {a.heading: a.note for a in result.assembled_sections}
+        _add_claims(doc, result.claims, words["uncited"], notes)
     else:
         _add_markdown(doc, result.report_markdown, skip_title=title)
     if result.sources:
@@ -130,15 +131,18 @@ def _add_report_sections(doc: Document, sections: Sequence[tuple[str, str]], wor
         _add_blocks(doc, blocks, min_level=2)
 
 
-def _add_claims(doc: Document, claims: Iterable[ClaimView], uncited: str) -> None:
+def _add_claims(doc: Document, claims: Iterable[ClaimView], uncited: str, notes: Mapping[str, str]) -> None:
     """The claims under their section headings, one paragraph per section, each claim with its [n] (a
-    claim citing nothing: ``[uncited]``)."""
+    claim citing nothing: ``[uncited]``); a section assembled from the findings with its label
+    (``notes``, by heading) in italics first."""
     grouped: dict[str, list[ClaimView]] = {}
     for claim in claims:
         grouped.setdefault(claim.section, []).append(claim)
     for heading, items in grouped.items():
         if heading.strip():
             doc.add_heading(heading.strip(), level=1)
+        if notes.get(heading):
+            doc.add_paragraph().add_run(notes[heading]).italic = True
         paragraph = doc.add_paragraph()
         for i, claim in enumerate(items):
             _add_claim(paragraph, claim, uncited, first=i == 0)

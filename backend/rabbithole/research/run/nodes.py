@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from rabbithole.research import events
 from rabbithole.research.context import ResearchContext
 from rabbithole.research.llm_step import ask
-from rabbithole.research.models import PlanProposal, ResearchResult
+from rabbithole.research.models import PlanProposal, ResearchResult, token_use
 from rabbithole.research.passages import merge_hits, shown_passage
 from rabbithole.research.run import prompts
 from rabbithole.research.run.assessment import decide
@@ -219,6 +219,7 @@ def finish(state: RunState) -> dict[str, Any]:
             "warnings": warnings,
             "run_id": str(get_config().get("configurable", {}).get("thread_id", result.run_id)),
             "llm_calls": dict(state.get("llm_calls", {})),
+            "llm_tokens": token_use(state.get("llm_tokens", {})),
             "retrieved_chunks": retrieved,
             "tasks": tasks,
         }

@@ -49,3 +49,4 @@ class RunState(RunInput, total=False):
     result: ResearchResult
     warnings: Annotated[list[str], operator.add]
     llm_calls: Annotated[dict[str, int], merge_counts]
+    llm_tokens: Annotated[dict[str, int], merge_counts]  # "<kind>.prompt" / "<kind>.output"

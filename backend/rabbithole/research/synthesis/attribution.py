@@ -14,12 +14,16 @@ from rabbithole.research.models import (
     CitationStats,
     ClaimView,
     Evidence,
+    EvidenceView,
+    QualityScores,
+    ReportChecks,
     ResearchResult,
     Source,
     Support,
     TaskOverview,
     TextGuards,
 )
+from rabbithole.research.synthesis.checks import with_support
 from rabbithole.research.synthesis.prompts import labels
 
 
@@ -108,6 +112,15 @@ def build_result(
         notes.append(
             f"{flagged_citations} citation(s) are weakly supported by the evidence they cite (flagged)"
         )
+    checks: ReportChecks | None = state.get("checks")
+    quality: QualityScores | None = state.get("quality")
+    if checks is not None:
+        weak = [(c.section, c.text) for c in claims if c.flagged]
+        checks = with_support(
+            checks, weak, flagged_citations, sum(len(c.evidence_ids) for c in rendered.claims)
+        )
+        if quality is not None:
+            quality = quality.model_copy(update={"passed": quality.passed and checks.passed})
     guards: TextGuards = state.get("text_guards") or TextGuards()
     guards = guards.model_copy(update={"uncited_claims": sum(c.uncited for c in claims)})
     stats = CitationStats(
@@ -140,7 +153,25 @@ def build_result(
         sources=sources,
         claims=claims,
         tasks=tasks,
-        quality=state.get("quality"),
+        quality=quality,
+        checks=checks,
+        evidence=[
+            EvidenceView(
+                id=e.id,
+                task_id=e.task_id,
+                collection=e.collection,
+                document=e.document,
+                page=e.page,
+                section=e.section,
+                quote=e.quote,
+                start=e.start,
+                end=e.end,
+                fact=e.fact,
+                source=numbers.get(e.id),
+            )
+            for e in evidence
+        ],
+        assembled_sections=state.get("assembled", []),
         warnings=notes,
         dropped=state.get("dropped", []),
         citation_stats=stats,

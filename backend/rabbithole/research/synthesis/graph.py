@@ -1,10 +1,11 @@
 """The synthesis subgraph.
 
-validate -> synthesize -> check_quality
-         -> [start_remediation -> synthesize -> check_quality] (once, below the threshold) -> attribute
+validate -> write_section (one per section with verified evidence, side by side) -> assemble -> check_quality
+         -> [start_remediation -> write_section (the sections to rewrite) -> assemble -> check_quality] (once,
+            when the measured checks or the model's grades failed it) -> attribute
 
-A first report in the wrong language: retry_language (synthesize again) and review_draft (check_quality of
-the first draft) side by side -> reviewed -> start_remediation (the draft failed) or check_quality.
+``assemble`` guards the sections together and, after the remediation pass, puts a section assembled from the
+verified findings where the model's text is still unusable.
 """
 
 from __future__ import annotations
@@ -26,21 +27,16 @@ def build_synthesis_graph() -> Any:
         output_schema=SynthesisOutput,
     )
     builder.add_node("validate", nodes.validate)
-    builder.add_node("synthesize", nodes.synthesize)
+    builder.add_node("write_section", nodes.write_section)
+    builder.add_node("assemble", nodes.assemble)
     builder.add_node("check_quality", nodes.check_quality)
-    builder.add_node("retry_language", nodes.synthesize)
-    builder.add_node("review_draft", nodes.check_quality)
-    builder.add_node("reviewed", nodes.reviewed)
     builder.add_node("start_remediation", nodes.start_remediation)
     builder.add_node("attribute", nodes.attribute)
     builder.add_edge(START, "validate")
-    builder.add_edge("validate", "synthesize")
-    builder.add_conditional_edges(
-        "synthesize", routers.after_synthesis, ["retry_language", "review_draft", "check_quality"]
-    )
-    builder.add_edge(["retry_language", "review_draft"], "reviewed")
-    builder.add_conditional_edges("reviewed", routers.after_review, ["start_remediation", "check_quality"])
+    builder.add_conditional_edges("validate", routers.to_sections, ["write_section", "assemble"])
+    builder.add_edge("write_section", "assemble")
+    builder.add_edge("assemble", "check_quality")
     builder.add_conditional_edges("check_quality", routers.after_quality, ["start_remediation", "attribute"])
-    builder.add_edge("start_remediation", "synthesize")
+    builder.add_conditional_edges("start_remediation", routers.to_sections, ["write_section", "assemble"])
     builder.add_edge("attribute", END)
     return builder.compile()

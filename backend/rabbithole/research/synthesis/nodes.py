@@ -9,28 +9,30 @@ from langchain_core.messages import BaseMessage
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
-from rabbithole.core.errors import RunFailedError
 from rabbithole.llm.structured import with_schema_instruction
 from rabbithole.research import events
 from rabbithole.research.anchor import anchor_text
 from rabbithole.research.context import ResearchContext
-from rabbithole.research.evidence.citations import DraftClaim, DraftSection, render_report
+from rabbithole.research.evidence.citations import DraftClaim, render_report
 from rabbithole.research.evidence.drift import anchor_similarities, validate_drift
 from rabbithole.research.guards import GuardClaim, GuardSection, guard_draft
 from rabbithole.research.llm_step import ask
 from rabbithole.research.models import Evidence, QualityScores, Tier
-from rabbithole.research.synthesis import prompts, routers
+from rabbithole.research.synthesis import prompts
+from rabbithole.research.synthesis.assembly import assemble_report
 from rabbithole.research.synthesis.attribution import build_result
 from rabbithole.research.synthesis.packing import PackedContext, pack_context
-from rabbithole.research.synthesis.schemas import QualityJudgement, report_schema
-from rabbithole.research.synthesis.state import SynthesisState
+from rabbithole.research.synthesis.schemas import QualityJudgement, section_schema
+from rabbithole.research.synthesis.sections import SectionDraft, SectionPlan, plan_sections
+from rabbithole.research.synthesis.state import SectionJob, SynthesisState
 
 #: Tokens kept free beyond the instructions, the schema and the question (estimates are not exact).
 PROMPT_MARGIN = 300
 
 
 async def validate(state: SynthesisState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
-    """I/O (embedder): drop evidence that drifted from the query anchor, per-tier thresholds."""
+    """I/O (embedder): drop evidence that drifted from the query anchor, per-tier thresholds; plan the
+    sections (one per task with evidence left), all of them pending."""
     ctx = runtime.context
     events.phase("validate")
     evidence = [e for t in state["task_results"] for e in t.evidence]
@@ -51,134 +53,159 @@ async def validate(state: SynthesisState, runtime: Runtime[ResearchContext]) -> 
     notes = [checked.warning] if checked.warning else []
     for n in notes:
         events.warning(n)
-    return {"evidence": checked.kept, "dropped": checked.dropped, "notes": notes, "attempts": 0}
-
-
-def _context(state: SynthesisState, ctx: ResearchContext, fixed: list[BaseMessage]) -> PackedContext:
-    """The evidence packed into what the window leaves beside the ``fixed`` messages (instructions, the
-    output schema, the question, the report under review)."""
-    fixed_tokens = ctx.llm.window.count_messages(fixed)
-    budget = max(300, ctx.llm.window.budget - fixed_tokens - PROMPT_MARGIN)
-    return pack_context(
-        state.get("clarification_summary", ""),
-        state["task_results"],
-        state.get("evidence", []),
-        budget,
-        ctx.llm.window.count_text,
-    )
-
-
-def _feedback(state: SynthesisState) -> list[str]:
-    """The reviewer's issues, for the remediation pass."""
-    quality = state.get("quality")
-    return quality.issues if state.get("remediated") and quality is not None else []
-
-
-async def synthesize(state: SynthesisState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
-    """LLM: the report as sections of claims citing evidence ids (an enum of the ids shown), guarded
-    (``research.guards``: repeats collapsed, placeholder headings and title replaced, empty sections
-    dropped) before the quality check reads it."""
-    ctx = runtime.context
-    events.phase("synthesize")
-    attempts = state.get("attempts", 0)
-    notes: list[str] = []  # new ones only (the state adds them up)
-    feedback = _feedback(state)
-    wrong_language = state.get("language_ok") is False
-    all_ids = [e.id for e in state.get("evidence", [])]
-    fixed = with_schema_instruction(
-        prompts.synthesis_prompt(
-            state["anchor"], "", state["language"], feedback=feedback, wrong_language=wrong_language
-        ),
-        report_schema(all_ids or ["none"]),
-    )
-    packed = _context(state, ctx, fixed)
-    if packed.report.cut:
-        note = f"synthesis: {len(packed.report.cut)} item(s) did not fit the context window and were left out"
-        if note not in state.get("notes", []):
-            notes.append(note)
-            events.warning(note)
-    if not packed.evidence:
-        return {
-            "sections": [],
-            "title": state["question"],
-            "packing": packed.report,
-            "notes": notes,
-            "attempts": attempts + 1,
-            "language_ok": True,
-        }
-    messages = prompts.synthesis_prompt(
-        state["anchor"], packed.text, state["language"], feedback=feedback, wrong_language=wrong_language
-    )
-    step = await ask(ctx.llm, "synthesize", report_schema([e.id for e in packed.evidence]), messages)
-    if step.value is None:
-        raise RunFailedError(
-            "synthesis failed: the model gave no valid report ("
-            + "; ".join(step.warnings)
-            + "). Check the model (a larger one helps) and resume the run."
-        )
-    draft: Any = step.value
-    guarded = guard_draft(
-        draft.title,
-        [
-            GuardSection(s.heading.strip(), [GuardClaim(c.text, list(c.evidence)) for c in s.claims])
-            for s in draft.sections
-        ],
-        task_titles=[t.title for t in state.get("plan", [])] or [t.title for t in state["task_results"]],
-        question=state["question"],
-        language=state["language"],
-    )
-    sections = [
-        DraftSection(
-            heading=s.heading,
-            claims=[DraftClaim(text=c.text, evidence_ids=c.evidence_ids) for c in s.claims],
-        )
-        for s in guarded.sections
-    ]
-    text = " ".join(c.text for s in sections for c in s.claims)
-    language_ok = ctx.detector.detect(text) == state["language"] if text.strip() else True
+    planned = plan_sections(state.get("plan", []), state["task_results"], checked.kept)
+    if planned:
+        events.phase("synthesize")
     return {
-        "sections": sections,
-        "title": guarded.title or state["question"],
-        "text_guards": guarded.counts,
-        "packing": packed.report,
-        "attempts": attempts + 1,
-        "language_ok": language_ok,
+        "evidence": checked.kept,
+        "dropped": checked.dropped,
+        "notes": notes,
+        "sections_planned": planned,
+        "pending": [s.index for s in planned],
+        "title": state["question"],
+    }
+
+
+def _budget(ctx: ResearchContext, fixed: list[BaseMessage]) -> int:
+    """What the window leaves for context beside the ``fixed`` messages."""
+    return max(300, ctx.llm.window.budget - ctx.llm.window.count_messages(fixed) - PROMPT_MARGIN)
+
+
+def _section_context(job: SectionJob, ctx: ResearchContext, fixed: list[BaseMessage]) -> PackedContext:
+    task = job["section"].task
+    return pack_context(
+        job["clarification_summary"], [task], task.evidence, _budget(ctx, fixed), ctx.llm.window.count_text
+    )
+
+
+async def write_section(state: SectionJob, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
+    """LLM: one section's sentences, each citing evidence ids of its task (an enum of the ids shown). A cut
+    answer keeps its complete sentences; no valid answer leaves the section unanswered (``assemble``
+    decides what stands in its place). The section is streamed (``draft_section``) as soon as it is
+    written; the report shown at the end is the checked one."""
+    ctx = runtime.context
+    job = state
+    section: SectionPlan = job["section"]
+    language = job["language"]
+
+    def messages(context: str) -> list[BaseMessage]:
+        return prompts.section_prompt(
+            job["anchor"],
+            section.heading,
+            section.description,
+            context,
+            language,
+            feedback=job["feedback"],
+            wrong_language=job["wrong_language"],
+        )
+
+    evidence_ids = [e.id for e in section.task.evidence]
+    packed = _section_context(job, ctx, with_schema_instruction(messages(""), section_schema(evidence_ids)))
+    notes: list[str] = []
+    if packed.report.cut:
+        notes.append(
+            f"synthesis: {len(packed.report.cut)} item(s) of section '{section.heading}' did not fit the "
+            "context window and were left out"
+        )
+    shown = [e.id for e in packed.evidence] or evidence_ids
+    step = await ask(ctx.llm, "synthesize", section_schema(shown), messages(packed.text))
+    claims: list[DraftClaim] = []
+    if step.value is not None:
+        claims = [
+            DraftClaim(text=c.text, evidence_ids=list(c.evidence))
+            for c in step.value.claims  # type: ignore[attr-defined]
+        ]
+    text = " ".join(c.text for c in claims)
+    language_ok = ctx.detector.detect(text) == language if text.strip() else True
+    draft = SectionDraft(
+        index=section.index,
+        task_id=section.task.task_id,
+        heading=section.heading,
+        claims=claims,
+        answered=step.value is not None,
+        truncated=step.truncated,
+        language_ok=language_ok,
+        passes=job["passes"],
+        warnings=step.warnings,
+    )
+    notes.extend(step.warnings)
+    for n in notes:
+        events.warning(n)
+    shown_claims = guard_draft(
+        "",
+        [GuardSection(section.heading, [GuardClaim(c.text, list(c.evidence_ids)) for c in claims])],
+        task_titles=[section.heading],
+        question="",
+        language=language,
+    ).sections
+    events.emit(
+        "draft_section",
+        index=section.index,
+        heading=section.heading,
+        task_id=section.task.task_id,
+        attempt=job["passes"],
+        truncated=step.truncated,
+        claims=[{"text": c.text, "evidence_ids": c.evidence_ids} for s in shown_claims for c in s.claims],
+    )
+    return {
+        "drafts": {section.index: draft},
         "notes": notes,
         "llm_calls": step.counts(),
+        "llm_tokens": step.usage(),
+    }
+
+
+def assemble(state: SynthesisState) -> dict[str, Any]:
+    """The report from the sections written (pure): guarded together (``research.guards``), measured
+    (``synthesis.checks``), and after the remediation pass a section still unusable is assembled from
+    its verified findings (``synthesis.sections``)."""
+    assembled = assemble_report(
+        state.get("sections_planned", []),
+        state.get("drafts", {}),
+        question=state["question"],
+        language=state["language"],
+        final=bool(state.get("remediated")),
+    )
+    notes = [n for n in assembled.notes if n not in state.get("notes", [])]
+    for n in notes:
+        events.warning(n)
+    return {
+        "sections": assembled.sections,
+        "assembled": assembled.assembled,
+        "checks": assembled.checks,
+        "text_guards": assembled.guards,
+        "notes": notes,
     }
 
 
 async def check_quality(state: SynthesisState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
-    """LLM: the report scored against the evidence it cites (invalid output: no scores, a warning)."""
+    """LLM: the report scored against the evidence it cites (invalid output: no scores, a warning); the
+    verdict also needs the measured checks to pass."""
     ctx = runtime.context
-    notes: list[str] = []  # new ones only (the state adds them up)
-    if state.get("language_ok") is False and state.get("attempts", 0) >= routers.MAX_ATTEMPTS:
-        note = f"the report is not in the question's language ({state['language']}) after a retry"
-        notes.append(note)
-        events.warning(note)
     if not state.get("sections"):
-        return {"quality": None, "notes": notes}
-    rendered = render_report(
-        state["sections"], {e.id for e in state.get("evidence", [])}, title=state.get("title")
-    )
+        return {"quality": None}
+    by_id = {e.id: e for e in state.get("evidence", [])}
+    rendered = render_report(state["sections"], set(by_id), title=state.get("title"))
+    cited = [by_id[i] for i in rendered.order]
     fixed = with_schema_instruction(
         prompts.quality_prompt(state["anchor"], "", rendered.markdown), QualityJudgement
     )
-    packed = _context(state, ctx, fixed)
+    packed = pack_context("", [], cited, _budget(ctx, fixed), ctx.llm.window.count_text)
     step = await ask(
         ctx.llm,
         "quality",
         QualityJudgement,
         prompts.quality_prompt(state["anchor"], packed.text, rendered.markdown),
     )
-    notes.extend(step.warnings)
     for w in step.warnings:
         events.warning(w)
+    accounting = {"notes": step.warnings, "llm_calls": step.counts(), "llm_tokens": step.usage()}
     if step.value is None:
-        return {"quality": None, "notes": notes, "llm_calls": step.counts()}
+        return {"quality": None, **accounting}
     j = step.value
     scores = [j.factual_accuracy, j.semantic_validity, j.structure, j.citation_correctness, j.query_relevance]
     overall = round(sum(scores) / len(scores), 1)
+    checks = state.get("checks")
     quality = QualityScores(
         factual_accuracy=j.factual_accuracy,
         semantic_validity=j.semantic_validity,
@@ -188,25 +215,40 @@ async def check_quality(state: SynthesisState, runtime: Runtime[ResearchContext]
         overall=overall,
         issues=j.issues,
         remediated=bool(state.get("remediated")),
-        passed=overall >= ctx.settings.quality_threshold,
+        passed=overall >= ctx.settings.quality_threshold and (checks is None or checks.passed),
     )
-    return {"quality": quality, "notes": notes, "llm_calls": step.counts()}
-
-
-def reviewed(state: SynthesisState) -> dict[str, Any]:
-    """Where the language retry and the review of the first draft meet (no step of its own)."""
-    return {}
+    return {"quality": quality, **accounting}
 
 
 def start_remediation(state: SynthesisState) -> dict[str, Any]:
-    """The one remediation pass: synthesis again with the reviewer's issues."""
+    """The one remediation pass: the sections the measured checks found a problem in are written again
+    with it named; when they found none in a section (the model's grades failed the report, or a problem
+    of the whole report), every section, with the reviewer's issues."""
+    checks = state.get("checks")
     quality = state.get("quality")
-    events.emit("remediation", issues=quality.issues if quality is not None else [])
-    return {"remediated": True, "attempts": 1}
+    planned = state.get("sections_planned", [])
+    by_heading: dict[str, list[str]] = {}
+    for p in checks.problems if checks is not None else []:
+        if p.section is not None:
+            text = p.detail + (f': "{p.sentence}"' if p.sentence else "")
+            by_heading.setdefault(p.section, []).append(text)
+    general = [p.detail for p in checks.problems if p.section is None] if checks is not None else []
+    issues = quality.issues if quality is not None and not quality.passed else []
+    if by_heading:
+        pending = [s.index for s in planned if s.heading in by_heading]
+    else:
+        pending = [s.index for s in planned]
+    feedback = {s.index: [*by_heading.get(s.heading, []), *general, *issues] for s in planned}
+    events.emit(
+        "remediation",
+        issues=[*issues, *general, *(f"{h}: {t}" for h, ts in by_heading.items() for t in ts)],
+    )
+    return {"remediated": True, "pending": pending, "feedback": feedback}
 
 
 async def attribute(state: SynthesisState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
-    """I/O (embedder): sources, the support check of every cited sentence, citation statistics."""
+    """I/O (embedder): sources, the support check of every cited sentence, citation statistics, and the
+    measured checks completed by the support check."""
     ctx = runtime.context
     events.phase("attribute")
     run_id = str(get_config().get("configurable", {}).get("thread_id", ""))

@@ -16,8 +16,23 @@ LABELS = {
         "page": "S.",
         "no_evidence": "Keine Belege gefunden",
         "uncited": "ohne Beleg",
+        "assembled": "Aus den geprüften Befunden zusammengestellt, ohne Text des Modells",
+        "no_answer": "das Modell gab keine gültige Antwort",
+        "empty": "das Modell schrieb keinen verwertbaren Satz",
+        "repeated": "das Modell wiederholte seine Sätze",
+        "uncited_reason": "die meisten Sätze des Modells nannten keinen Beleg",
     },
-    "en": {"sources": "Sources", "page": "p.", "no_evidence": "No evidence found", "uncited": "uncited"},
+    "en": {
+        "sources": "Sources",
+        "page": "p.",
+        "no_evidence": "No evidence found",
+        "uncited": "uncited",
+        "assembled": "Assembled from the verified findings, without the model's prose",
+        "no_answer": "the model gave no valid answer",
+        "empty": "the model wrote no usable sentence",
+        "repeated": "the model repeated its sentences",
+        "uncited_reason": "most of the model's sentences cited no evidence",
+    },
 }
 
 
@@ -30,30 +45,35 @@ def evidence_item(e: Evidence) -> str:
     return f'<passage id="{e.id}" tier="{e.tier}">{e.fact}\n"{e.quote}" ({where})</passage>'
 
 
-def synthesis_prompt(
+def section_prompt(
     anchor: QueryAnchor,
+    heading: str,
+    description: str,
     context: str,
     language: str,
     *,
     feedback: Sequence[str] = (),
     wrong_language: bool = False,
 ) -> list[BaseMessage]:
+    """One section of the report: the sentences that answer one approved task from its evidence."""
     system = (
-        "You write a research report that answers the user's question from numbered evidence only. Organise "
-        "it in sections; every claim is one sentence and lists the ids of the evidence that supports it. Do "
-        "not write citation marks or quotes into the text: citations come from the ids. State what the "
-        "evidence does not settle instead of guessing. Prefer primary evidence. "
-        f"Write the whole report in {language_name(language)}."
+        "You write one section of a research report that answers the user's question from numbered evidence "
+        "only. The section's topic is given. Write a few sentences, each stating something new, and list "
+        "for each the ids of the evidence that supports it. Do not repeat a sentence. Do not write "
+        "citation marks or quotes into the text: citations come from the ids. State what the evidence "
+        "does not settle instead of guessing. Prefer primary evidence. "
+        f"Write every sentence in {language_name(language)}."
     )
     if wrong_language:
         name = language_name(language)
-        system += f" Your previous report was not in {name}: write it in {name}."
+        system += f" Your previous answer was not in {name}: write it in {name}."
     if feedback:
-        system += " A reviewer found these problems in the previous draft; fix them:\n- " + "\n- ".join(
+        system += " The previous version of this section had these problems; avoid them:\n- " + "\n- ".join(
             feedback
         )
     scope = f"\nScope: {anchor.scope}" if anchor.scope else ""
-    user = f"<context>\n{context}\n</context>\n\nQuestion: {anchor.question}{scope}"
+    topic = f"{heading}: {description}" if description.strip() else heading
+    user = f"<context>\n{context}\n</context>\n\nQuestion: {anchor.question}{scope}\nSection: {topic}"
     return [SystemMessage(system), HumanMessage(user)]
 
 

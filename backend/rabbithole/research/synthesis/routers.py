@@ -4,32 +4,40 @@ from __future__ import annotations
 
 from typing import Literal
 
-from rabbithole.research.synthesis.state import SynthesisState
+from langgraph.types import Send
 
-#: Synthesis calls at most: the first, and one retry when the report came back in the wrong language.
-MAX_ATTEMPTS = 2
-
-
-def after_synthesis(state: SynthesisState) -> list[str] | Literal["check_quality"]:
-    """A report in the wrong language is written again, and the draft reviewed at the same time (its
-    claims and citations are what the review judges; the retry restates them): the review decides the
-    remediation without waiting for the retry."""
-    if state.get("language_ok") is False and state.get("attempts", 0) < MAX_ATTEMPTS:
-        return ["retry_language", "review_draft"]
-    return "check_quality"
+from rabbithole.research.synthesis.state import SectionJob, SynthesisState
 
 
-def after_review(state: SynthesisState) -> Literal["start_remediation", "check_quality"]:
-    """After the retry and the draft's review: remediation when the review failed the draft, else the
-    review of the report as it now stands (the retried one, whose scores the result reports)."""
+def to_sections(state: SynthesisState) -> list[Send] | Literal["assemble"]:
+    """One ``write_section`` per pending section, side by side; none pending: straight to assembly."""
+    planned = {s.index: s for s in state.get("sections_planned", [])}
+    drafts = state.get("drafts", {})
+    feedback = state.get("feedback", {})
+    sends: list[Send] = []
+    for index in state.get("pending", []):
+        previous = drafts.get(index)
+        job: SectionJob = {
+            "section": planned[index],
+            "anchor": state["anchor"],
+            "language": state["language"],
+            "clarification_summary": state.get("clarification_summary", ""),
+            "feedback": feedback.get(index, []),
+            "wrong_language": previous is not None and not previous.language_ok,
+            "passes": (previous.passes if previous is not None else 0) + 1,
+        }
+        sends.append(Send("write_section", job))
+    return sends or "assemble"
+
+
+def needs_remediation(state: SynthesisState) -> bool:
+    """One remediation pass when the measured checks or the model's grades failed the report."""
+    if state.get("remediated") or not state.get("sections_planned"):
+        return False
+    checks = state.get("checks")
     quality = state.get("quality")
-    if quality is not None and not quality.passed and not state.get("remediated"):
-        return "start_remediation"
-    return "check_quality"
+    return (checks is not None and not checks.passed) or (quality is not None and not quality.passed)
 
 
 def after_quality(state: SynthesisState) -> Literal["start_remediation", "attribute"]:
-    quality = state.get("quality")
-    if quality is not None and not quality.passed and not state.get("remediated"):
-        return "start_remediation"
-    return "attribute"
+    return "start_remediation" if needs_remediation(state) else "attribute"

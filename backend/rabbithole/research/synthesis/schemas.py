@@ -1,5 +1,6 @@
-"""What the model answers in synthesis. The report schema is built per call with the evidence ids shown, so
-a citation can only name evidence the run retrieved."""
+"""What the model answers in synthesis. A section's schema is built per call with the evidence ids shown,
+so a citation can only name evidence the run retrieved; the heading is the approved task's title, never
+the model's."""
 
 from __future__ import annotations
 
@@ -8,24 +9,21 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, create_model
 
+#: Sentences one section call may write: a complete answer stays well inside ``llm.max_output_tokens``.
+MAX_CLAIMS = 10
 
-def report_schema(evidence_ids: Sequence[str]) -> type[BaseModel]:
-    """{title, sections: [{heading, claims: [{text, evidence: [id]}]}]}."""
+
+def section_schema(evidence_ids: Sequence[str]) -> type[BaseModel]:
+    """{claims: [{text, evidence: [id]}]}: one section, its sentences in order."""
     ids = Literal[tuple(evidence_ids)]  # type: ignore[valid-type]
     claim = create_model(
         "Claim",
         text=(str, Field(description="One sentence of the report, without citation marks.")),
         evidence=(list[ids], Field(max_length=5, description="Ids of the evidence that supports it.")),  # type: ignore[valid-type]
     )
-    section = create_model(
-        "ReportSection",
-        heading=(str, Field(description="Section heading.")),
-        claims=(list[claim], Field(min_length=1, max_length=14)),  # type: ignore[valid-type]
-    )
     return create_model(
-        "ReportDraft",
-        title=(str, Field(description="Title of the report.")),
-        sections=(list[section], Field(min_length=1, max_length=8)),  # type: ignore[valid-type]
+        "SectionDraft",
+        claims=(list[claim], Field(min_length=1, max_length=MAX_CLAIMS)),  # type: ignore[valid-type]
     )
 
 
