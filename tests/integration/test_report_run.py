@@ -114,6 +114,9 @@ async def test_approve_as_proposed(research_services: Services, fake_ollama: Fak
     calls = result.llm_calls
     assert {"anchor", "outline", "extract", "section_write", "section_grade", "review"} <= set(calls)
     assert sum(r.status == 200 for r in fake_ollama.model_requests()) == sum(calls.values())
+    answered = [r for r in fake_ollama.model_requests() if r.status == 200]
+    assert set(result.llm_tokens) == {*calls, "total"}
+    assert result.llm_tokens["total"].prompt == sum(min(r.prompt_tokens, r.num_ctx or 4096) for r in answered)
     steps = Counter((e["section_id"], e["state"]) for e in events if e["type"] == "section")
     for s in proposed:
         if s["research"]:

@@ -55,6 +55,13 @@ async def test_quick_run_gives_a_cited_report(research_services: Services, fake_
     assert {"anchor", "assess", "plan", "extract", "summarize", "synthesize", "quality"} <= set(calls)
     assert "clarify_queries" not in calls
     assert sum(r.status == 200 for r in fake_ollama.model_requests()) == sum(calls.values())
+    # tokens by kind as the server counted them (the fake reads what fits num_ctx, as Ollama does)
+    tokens = result.llm_tokens
+    assert set(tokens) == {*calls, "total"}
+    answered = [r for r in fake_ollama.model_requests() if r.status == 200]
+    assert tokens["total"].prompt == sum(min(r.prompt_tokens, r.num_ctx or 4096) for r in answered) > 0
+    assert all(tokens[kind].prompt > 0 and tokens[kind].output > 0 for kind in calls)
+    assert tokens["total"].output == sum(u.output for k, u in tokens.items() if k != "total")
     stats = result.citation_stats
     assert stats.sentences >= stats.cited_sentences > 0 and stats.removed_citations == 0
     assert result.quality is not None and 0 <= result.quality.overall <= 100

@@ -86,6 +86,7 @@ class Translated:
     text: str
     dropped: int  # 1 when the model's translation was dropped (empty, another language, invalid output)
     counts: dict[str, int]  # LLM requests by kind
+    tokens: dict[str, int] = field(default_factory=dict)  # "<kind>.prompt" / "<kind>.output"
     warnings: list[str] = field(default_factory=list)
 
 
@@ -102,4 +103,4 @@ async def translate_question(
             f"translate: the model's translation of the question is not in {language_name(corpus_language)}"
             " (dropped; the question is searched as written and through the glossary)"
         )
-    return Translated(text, 0 if text else 1, step.counts(), warnings)
+    return Translated(text, 0 if text else 1, step.counts(), step.usage(), warnings)

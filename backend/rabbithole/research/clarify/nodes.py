@@ -55,7 +55,12 @@ async def make_queries(state: ClarifyState, runtime: Runtime[ResearchContext]) -
         queries = _clean([*first, *step.value.queries, *step.value.corpus_queries])
     for w in step.warnings:
         events.warning(w)
-    return {"queries": queries[:8], "warnings": step.warnings, "llm_calls": step.counts()}
+    return {
+        "queries": queries[:8],
+        "warnings": step.warnings,
+        "llm_calls": step.counts(),
+        "llm_tokens": step.usage(),
+    }
 
 
 async def search(state: ClarifyState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
@@ -115,7 +120,12 @@ async def analyze(state: ClarifyState, runtime: Runtime[ResearchContext]) -> dic
     )
     for w in step.warnings:
         events.warning(w)
-    return {"current": current, "warnings": step.warnings, "llm_calls": step.counts()}
+    return {
+        "current": current,
+        "warnings": step.warnings,
+        "llm_calls": step.counts(),
+        "llm_tokens": step.usage(),
+    }
 
 
 def _answer_of(value: object) -> str:
@@ -189,12 +199,13 @@ async def make_anchor(state: ClarifyState, runtime: Runtime[ResearchContext]) ->
         if state["corpus_language"] != language:
             corpus_queries = _clean(draft.corpus_queries)
         summary = draft.summary.strip() or summary_of(question, rounds)
-    warnings, counts = list(step.warnings), step.counts()
+    warnings, counts, tokens = list(step.warnings), step.counts(), step.usage()
     translated: dict[str, Any] = {}
     if translation is not None:  # first among the corpus queries (they are checked where searched)
         corpus_queries = unique_texts([translation.text, *corpus_queries])
         warnings += translation.warnings
         counts = merge_counts(counts, translation.counts)
+        tokens = merge_counts(tokens, translation.tokens)
         translated = {
             "question_translation": translation.text,
             "translations_dropped": translation.dropped,
@@ -208,5 +219,6 @@ async def make_anchor(state: ClarifyState, runtime: Runtime[ResearchContext]) ->
         "clarification_summary": summary,
         "warnings": warnings,
         "llm_calls": counts,
+        "llm_tokens": tokens,
         **translated,
     }

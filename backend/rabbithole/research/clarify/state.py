@@ -26,6 +26,7 @@ class ClarifyOutput(TypedDict, total=False):
     clarification_summary: str
     warnings: Annotated[list[str], operator.add]
     llm_calls: Annotated[dict[str, int], merge_counts]
+    llm_tokens: Annotated[dict[str, int], merge_counts]  # "<kind>.prompt" / "<kind>.output"
 
 
 class ClarifyState(ClarifyInput, ClarifyOutput, total=False):

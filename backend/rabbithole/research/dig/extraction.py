@@ -31,7 +31,7 @@ from rabbithole.research.evidence.numbering import (
     render_numbered,
     sentence_text,
 )
-from rabbithole.research.llm_step import ask
+from rabbithole.research.llm_step import ask, merge_counts
 from rabbithole.research.models import Evidence, Passage, QueryAnchor, TaskSpec, UnreadPassage
 
 __all__ = [
@@ -53,6 +53,7 @@ class BatchReading:
 
     evidence: list[Evidence] = field(default_factory=list)
     requests: int = 0
+    tokens: dict[str, int] = field(default_factory=dict)  # "extract.prompt" / "extract.output"
     retry_calls: int = 0
     failed_calls: int = 0
     unread: list[Passage] = field(default_factory=list)
@@ -126,6 +127,7 @@ async def read_batch(
         messages = prompts.extraction_prompt(task, anchor, render_numbered(group, table), language)
         step = await ask(ctx.llm, "extract", schema, messages)
         reading.requests += step.requests
+        reading.tokens = merge_counts(reading.tokens, step.usage())
         reading.reasons.extend(step.warnings)
         truncated = bool(getattr(step, "truncated", False))
         findings: Sequence[Any] | None = None if step.value is None else step.value.findings  # type: ignore[attr-defined]

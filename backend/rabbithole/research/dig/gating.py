@@ -31,7 +31,7 @@ from rabbithole.references.expansion import BatchGate, GateRequest
 from rabbithole.research.context import ResearchContext
 from rabbithole.research.dig import prompts
 from rabbithole.research.dig.schemas import gate_schema
-from rabbithole.research.llm_step import StepResult, ask, ask_sync
+from rabbithole.research.llm_step import StepResult, ask, ask_sync, merge_counts
 from rabbithole.research.models import QueryAnchor, TaskSpec
 
 #: Candidate references judged in one gate call at most (the prompt stays small); more are followed.
@@ -99,6 +99,7 @@ class ReferenceGate:
     task: TaskSpec
     anchor: QueryAnchor
     counts: dict[str, int] = field(default_factory=dict)
+    tokens: dict[str, int] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     judged: list[dict[str, Any]] = field(default_factory=list)
     decided: dict[RequestKey, bool] = field(default_factory=dict)
@@ -124,6 +125,7 @@ class ReferenceGate:
         """Indices of the candidates to follow: all but those the model turned down (invalid output: all,
         with a warning); the decisions are kept."""
         self.counts["gate"] = self.counts.get("gate", 0) + step.requests
+        self.tokens = merge_counts(self.tokens, step.usage())
         self.warnings.extend(f"{w} (references at depth {call.depth} followed)" for w in step.warnings)
         follow = set(range(len(call.requests)))
         if step.value is not None:

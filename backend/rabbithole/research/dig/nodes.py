@@ -38,7 +38,12 @@ async def make_queries(state: DigState, runtime: Runtime[ResearchContext]) -> di
         task = task.model_copy(
             update={"queries": step.value.queries, "corpus_queries": step.value.corpus_queries}
         )
-    return {"task": task, "task_warnings": step.warnings, "llm_calls": step.counts()}
+    return {
+        "task": task,
+        "task_warnings": step.warnings,
+        "llm_calls": step.counts(),
+        "llm_tokens": step.usage(),
+    }
 
 
 async def search(state: DigState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
@@ -134,6 +139,7 @@ async def follow_references(state: DigState, runtime: Runtime[ResearchContext]) 
         "batches": batches,
         "task_warnings": gate.warnings,
         "llm_calls": gate.counts,
+        "llm_tokens": gate.tokens,
     }
 
 
@@ -179,6 +185,7 @@ async def extract(state: ExtractInput, runtime: Runtime[ResearchContext]) -> dic
         "facts_dropped": reading.dropped,
         "task_warnings": warnings,
         "llm_calls": {"extract": reading.requests},
+        "llm_tokens": reading.tokens,
     }
 
 
@@ -207,11 +214,12 @@ async def summarize(state: DigState, runtime: Runtime[ResearchContext]) -> dict[
     )
     warnings = list(state.get("task_warnings", []))
     counts: dict[str, int] = {}
+    tokens: dict[str, int] = {}
     if evidence:
         events.task_progress(task.id, "summarizing")
         messages = prompts.summary_prompt(task, state["anchor"], evidence, state["language"])
         step = await ask(runtime.context.llm, "summarize", TaskSummaryDraft, messages)
-        counts = step.counts()
+        counts, tokens = step.counts(), step.usage()
         warnings.extend(step.warnings)
         for w in step.warnings:
             events.warning(w)
@@ -255,4 +263,4 @@ async def summarize(state: DigState, runtime: Runtime[ResearchContext]) -> dict[
         events.task_progress(task.id, "failed", state="error", error=error)
     else:
         events.task_progress(task.id, "done", state="done", evidence=len(evidence))
-    return {"task_results": [result], "warnings": warnings, "llm_calls": counts}
+    return {"task_results": [result], "warnings": warnings, "llm_calls": counts, "llm_tokens": tokens}

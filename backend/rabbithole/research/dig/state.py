@@ -21,6 +21,7 @@ class DigOutput(TypedDict, total=False):
     task_results: Annotated[list[TaskResult], operator.add]
     warnings: Annotated[list[str], operator.add]
     llm_calls: Annotated[dict[str, int], merge_counts]
+    llm_tokens: Annotated[dict[str, int], merge_counts]  # "<kind>.prompt" / "<kind>.output"
 
 
 class DigState(DigInput, DigOutput, total=False):

@@ -12,7 +12,7 @@ from langgraph.runtime import Runtime
 
 from rabbithole.research import events
 from rabbithole.research.context import ResearchContext
-from rabbithole.research.models import ReportSectionView, TaskResult, TaskSummary
+from rabbithole.research.models import ReportSectionView, TaskResult, TaskSummary, token_use
 from rabbithole.research.report import assembly, prompts
 from rabbithole.research.report.state import ReportState
 from rabbithole.research.synthesis.attribution import build_result
@@ -109,6 +109,7 @@ def finish(state: ReportState) -> dict[str, Any]:
             "warnings": warnings,
             "run_id": str(get_config().get("configurable", {}).get("thread_id", result.run_id)),
             "llm_calls": dict(state.get("llm_calls", {})),
+            "llm_tokens": token_use(state.get("llm_tokens", {})),
             "retrieved_chunks": retrieved,
         }
     )

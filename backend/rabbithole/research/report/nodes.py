@@ -73,7 +73,13 @@ async def propose_outline(state: ReportState, runtime: Runtime[ResearchContext])
     sections = proposed_outline(drafts, state["sections_hint"], s.section_limit)
     if not sections:
         sections = proposed_outline([], [state["question"]], s.section_limit)
-    return {"proposed": sections, "title": title, "warnings": warnings, "llm_calls": step.counts()}
+    return {
+        "proposed": sections,
+        "title": title,
+        "warnings": warnings,
+        "llm_calls": step.counts(),
+        "llm_tokens": step.usage(),
+    }
 
 
 def approve_outline(state: ReportState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
@@ -151,6 +157,7 @@ async def review(state: ReportState, runtime: Runtime[ResearchContext]) -> dict[
         "refinement_round": state.get("refinement_round", 0) + 1,
         "warnings": step.warnings,
         "llm_calls": step.counts(),
+        "llm_tokens": step.usage(),
     }
 
 
@@ -191,4 +198,9 @@ async def frame(state: FrameInput, runtime: Runtime[ResearchContext]) -> dict[st
         section=section, draft=DraftSection(heading=section.title, claims=claims), warnings=warnings
     )
     section_event(section.id, section.title, "done")
-    return {"sections_done": {section.id: result}, "warnings": warnings, "llm_calls": step.counts()}
+    return {
+        "sections_done": {section.id: result},
+        "warnings": warnings,
+        "llm_calls": step.counts(),
+        "llm_tokens": step.usage(),
+    }

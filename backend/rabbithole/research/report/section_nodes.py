@@ -163,6 +163,7 @@ async def write(state: SectionState, runtime: Runtime[ResearchContext]) -> dict[
         "draft": DraftSection(heading=section.title, claims=claims),
         "task_warnings": warnings,
         "llm_calls": step.counts(),
+        "llm_tokens": step.usage(),
     }
 
 
@@ -208,6 +209,7 @@ async def grade(state: SectionState, runtime: Runtime[ResearchContext]) -> dict[
         "next_corpus_queries": corpus if again else [],
         "task_warnings": warnings,
         "llm_calls": step.counts(),
+        "llm_tokens": step.usage(),
     }
 
 

@@ -59,6 +59,7 @@ class ReportState(ReportInput, total=False):
     result: ResearchResult
     warnings: Annotated[list[str], operator.add]
     llm_calls: Annotated[dict[str, int], merge_counts]
+    llm_tokens: Annotated[dict[str, int], merge_counts]  # "<kind>.prompt" / "<kind>.output"
 
 
 class SectionInput(TypedDict):
@@ -79,6 +80,7 @@ class SectionOutput(TypedDict, total=False):
     sections_done: Annotated[dict[str, SectionResult], merge_sections]
     warnings: Annotated[list[str], operator.add]
     llm_calls: Annotated[dict[str, int], merge_counts]
+    llm_tokens: Annotated[dict[str, int], merge_counts]  # "<kind>.prompt" / "<kind>.output"
 
 
 class SectionState(SectionInput, SectionOutput, total=False):

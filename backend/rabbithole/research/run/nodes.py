@@ -104,7 +104,12 @@ async def assess(state: RunState, runtime: Runtime[ResearchContext]) -> dict[str
         views=state.get("assess_views", []),
         translations_dropped=state.get("translations_dropped", 0),
     )
-    return {"assessment": assessment, "warnings": step.warnings, "llm_calls": step.counts()}
+    return {
+        "assessment": assessment,
+        "warnings": step.warnings,
+        "llm_calls": step.counts(),
+        "llm_tokens": step.usage(),
+    }
 
 
 def checked(state: RunState) -> dict[str, Any]:
@@ -153,7 +158,7 @@ async def plan(state: RunState, runtime: Runtime[ResearchContext]) -> dict[str, 
             extra_max,
         )
         step = await ask(ctx.llm, "plan", plan_schema(extra_min, extra_max), messages)
-        counts, warnings = step.counts(), step.warnings
+        counts, warnings, tokens = step.counts(), step.warnings, step.usage()
         if step.value is not None:
             tasks = list(step.value.tasks)  # type: ignore[attr-defined]
     for w in warnings:
@@ -165,7 +170,7 @@ async def plan(state: RunState, runtime: Runtime[ResearchContext]) -> dict[str, 
         tasks,
         s.max_tasks,
     )
-    return {"plan": proposed, "warnings": warnings, "llm_calls": counts}
+    return {"plan": proposed, "warnings": warnings, "llm_calls": counts, "llm_tokens": tokens}
 
 
 def approve_plan(state: RunState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
