@@ -65,7 +65,7 @@ def test_the_glossary_view_is_german_terms_with_names_and_citations() -> None:
 
 def test_views_of_each_kind_are_bounded_and_searched_once() -> None:
     glossary = {"q1": "Kosten", "q2": "Kosten", "q3": "Umlage"}.get
-    views = build_views(["q1", "q2", "q3"], ["Kosten", "Frage"], lambda q: glossary(q) or "", 2)
+    views = build_views(["q1", "q2", "q3"], ["Kosten", "Frage"], lambda q: glossary(q) or "", 2, 2)
     assert views == [
         SearchView("question", "q1"),
         SearchView("question", "q2"),

@@ -69,13 +69,15 @@ def build_views(
     corpus_queries: Sequence[str],
     glossary: Callable[[str], str],
     per_kind: int,
+    glossary_views: int,
 ) -> list[SearchView]:
-    """Up to ``per_kind`` views of each kind: the queries as written, the checked ones in the documents'
-    language, and the glossary's German terms of the queries as written (duplicates searched once)."""
+    """Up to ``per_kind`` views of the queries as written and of the checked ones in the documents'
+    language, and up to ``glossary_views`` of the glossary's German terms of the queries as written
+    (duplicates searched once)."""
     views = [SearchView("question", q) for q in unique_texts(queries)[:per_kind]]
     views += [SearchView("translation", q) for q in unique_texts(corpus_queries)[:per_kind]]
     german = unique_texts([g for g in (glossary(q) for q in queries) if g])
-    views += [SearchView("glossary", g) for g in german[:per_kind]]
+    views += [SearchView("glossary", g) for g in german[:glossary_views]]
     seen: set[str] = set()
     out = []
     for view in views:

@@ -8,6 +8,10 @@ from rabbithole.research.models import TaskSpec
 from rabbithole.research.search_views import SearchView, build_views, glossary_text
 from rabbithole.research.translation import Detector, check_texts
 
+#: glossary views of a task: its first query's German terms (its other queries rephrase it; more glossary
+#: views found the same gold sections of the dev set with more passages to read, docs/benchmarks.md)
+TASK_GLOSSARY_VIEWS = 1
+
 
 def task_views(
     task: TaskSpec,
@@ -17,9 +21,10 @@ def task_views(
     retrieval: RetrievalSettings,
     detector: Detector,
 ) -> tuple[list[SearchView], int]:
-    """The task's views (``research.queries_per_task`` of each kind) and how many of its corpus queries
-    were dropped by the language check. With ``research.translation_views`` off, or a task in the
-    documents' language: its queries and corpus queries as written (the task's title when it has none)."""
+    """The task's views (``research.queries_per_task`` as written and in the documents' language, one of
+    the glossary's terms) and how many of its corpus queries the language check dropped. With
+    ``research.translation_views`` off, or a task in the documents' language: its queries and corpus queries
+    as written (the task's title when it has none)."""
     per_kind = settings.queries_per_task
     queries = task.queries[:per_kind]
     if not settings.translation_views or language == corpus_language:
@@ -31,5 +36,5 @@ def task_views(
     def glossary(query: str) -> str:
         return glossary_text(query, language, corpus_language, retrieval)
 
-    views = build_views(queries or [task.title], checked.kept, glossary, per_kind)
+    views = build_views(queries or [task.title], checked.kept, glossary, per_kind, TASK_GLOSSARY_VIEWS)
     return views, checked.dropped

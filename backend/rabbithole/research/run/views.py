@@ -29,4 +29,4 @@ def assessment_views(
     def glossary(query: str) -> str:
         return glossary_text(query, language, corpus_language, retrieval)
 
-    return build_views(queries, checked.kept, glossary, ASSESS_VIEWS), checked.dropped
+    return build_views(queries, checked.kept, glossary, ASSESS_VIEWS, ASSESS_VIEWS), checked.dropped
