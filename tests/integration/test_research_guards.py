@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import re
 from collections import Counter
+from pathlib import PurePath
 from typing import Any
 
 import pytest
@@ -16,6 +17,7 @@ from docx import Document as open_docx
 
 from rabbithole.devtools.fake_ollama import FakeOllama, PromptContext, generate_instance
 from rabbithole.devtools.fake_ollama.state import RecordedRequest
+from rabbithole.research.evidence.claim_tokens import claim_tokens, missing_tokens
 from rabbithole.research.export.docx import docx_bytes
 from rabbithole.research.runner import ResearchRunner, run_research
 from rabbithole.services import Services
@@ -125,3 +127,33 @@ async def test_one_weak_section_is_assembled_and_the_others_stay_the_models(
     assert LABEL in first
     assert sum(LABEL in s for s in sections) == len(result.assembled_sections)
     assert result.checks.sections_written + len(result.assembled_sections) <= len(by_task)
+
+
+async def test_a_figure_the_evidence_does_not_state_never_reaches_the_report(
+    research_services: Services, fake_ollama: FakeOllama
+) -> None:
+    """Issue 30: each section also states "987 Millisievert", citing a quote that says no such thing; the
+    sentence is replaced by the finding it cites (or removed), counted, and said in the warnings."""
+    swapped = "Der Grenzwert beträgt 987 Millisievert im Kalenderjahr."
+
+    def answer(request: RecordedRequest) -> Any:
+        body = generate_instance(request.format, PromptContext.from_messages(request.messages))
+        body["claims"] = [{"text": swapped, "evidence": shown_ids(request)[:1]}, *body["claims"][:3]]
+        return body
+
+    fake_ollama.script(answer, schema="SectionDraft")
+    result = await run_research(research_services, QUESTION, ["sample"])
+    assert result.status == "done"
+    assert "987" not in result.report_markdown
+    assert result.checks is not None and result.checks.contradictions >= 1
+    assert all(c.sentence == swapped and c.missing == ["987 Millisievert"] for c in result.checks.corrections)
+    assert any("stated a number, date or provision their evidence does not" in w for w in result.warnings)
+    by_number = {e.source: e for e in result.evidence if e.source is not None}
+    for claim in result.claims:  # every figure a sentence states, a quote it cites states
+        stated = [
+            t
+            for n in claim.citations
+            for t in claim_tokens(by_number[n].quote, document_laws=[PurePath(by_number[n].document).stem])
+            + claim_tokens(by_number[n].section or "")
+        ]
+        assert missing_tokens(claim.text, stated) == [], claim.text

@@ -340,6 +340,17 @@ class QualityProblem(BaseModel):
     detail: str
 
 
+class ClaimCorrection(BaseModel):
+    """A report sentence that stated a number, date, amount or provision its cited quotes do not: replaced
+    by a cited finding's statement, or removed."""
+
+    section: str
+    sentence: str = Field(description="The sentence as the model wrote it.")
+    missing: list[str] = Field(description="What it stated that its evidence does not, as written.")
+    action: Literal["rewritten", "removed"]
+    replacement: str | None = Field(None, description="The finding's statement that replaced it.")
+
+
 class ReportChecks(BaseModel):
     """The measured, deterministic checks of the report (``research.synthesis.checks``): what the model
     wrote for its sections (before the guards) and what the report rests on. The model's own grades
@@ -356,7 +367,10 @@ class ReportChecks(BaseModel):
     flagged_share: float | None = Field(
         None, description="Share of citations the support check flagged (after attribution)."
     )
-    contradictions: int = 0
+    contradictions: int = Field(
+        0, description="Sentences that contradicted their evidence (rewritten or removed: ``corrections``)."
+    )
+    corrections: list[ClaimCorrection] = Field(default_factory=list)
     problems: list[QualityProblem] = Field(default_factory=list)
     passed: bool = True
 

@@ -1,4 +1,5 @@
-"""The report from its sections (pure): the sections the model wrote, guarded together; each measured; and
+"""The report from its sections (pure): the sections the model wrote, their sentences that contradict their
+evidence replaced or removed (``synthesis.consistency``), guarded together; each measured; and
 on the last pass a section whose model text is still unusable replaced by the one assembled from its
 task's verified findings, labelled as such with the reason."""
 
@@ -10,8 +11,9 @@ from dataclasses import dataclass, field
 from rabbithole.research.evidence.citations import DraftClaim, DraftSection
 from rabbithole.research.guards import GuardClaim, GuardSection, guard_draft
 from rabbithole.research.language import language_name
-from rabbithole.research.models import AssembledSection, ReportChecks, TextGuards
+from rabbithole.research.models import AssembledSection, ClaimCorrection, ReportChecks, TextGuards
 from rabbithole.research.synthesis.checks import SectionCheck, check_section, report_checks
+from rabbithole.research.synthesis.consistency import correct_claims
 from rabbithole.research.synthesis.prompts import labels
 from rabbithole.research.synthesis.sections import SectionDraft, SectionPlan, assembled_section
 
@@ -52,6 +54,10 @@ def _guard(
     return {s.key or "": s for s in guarded.sections}, guarded.counts
 
 
+def _removed(corrections: Sequence[ClaimCorrection]) -> int:
+    return sum(1 for c in corrections if c.action == "removed")
+
+
 def assemble_report(
     planned: Sequence[SectionPlan],
     drafts: Mapping[int, SectionDraft],
@@ -65,10 +71,18 @@ def assemble_report(
     names = labels(language)
     titles = [p.heading for p in planned]
     written = [(p, drafts[p.index]) for p in planned if p.index in drafts]
+    corrected: dict[int, list[DraftClaim]] = {}
+    corrections: dict[int, list[ClaimCorrection]] = {}
+    for p, d in written:
+        evidence = {e.id: e for e in p.task.evidence}
+        corrected[p.index], corrections[p.index] = correct_claims(p.heading, d.claims, evidence)
     first, model_guards = _guard(
-        [(str(p.index), p.heading, d.claims) for p, d in written], titles, question, language
+        [(str(p.index), p.heading, corrected[p.index]) for p, _ in written], titles, question, language
     )
-    checks: dict[int, SectionCheck] = {p.index: check_section(d, first.get(str(p.index))) for p, d in written}
+    checks: dict[int, SectionCheck] = {
+        p.index: check_section(d, first.get(str(p.index)), removed=_removed(corrections[p.index]))
+        for p, d in written
+    }
     shown: list[tuple[str, str, Sequence[DraftClaim]]] = []
     notes_by_key: dict[str, str] = {}
     candidates: dict[str, tuple[AssembledSection, str]] = {}  # by key: the section, why (a failure)
@@ -78,7 +92,7 @@ def assemble_report(
         failure = check.failure if check is not None else "no_answer"
         if failure is None or not final:
             if failure is None:
-                shown.append((str(p.index), p.heading, drafts[p.index].claims))
+                shown.append((str(p.index), p.heading, corrected[p.index]))
                 shown_indices.add(p.index)
             continue
         reason = names[_REASON_LABEL[failure]]
@@ -108,21 +122,29 @@ def assemble_report(
         )
     assembled = [a for a, _ in candidates.values()]
     claims = [c for s in sections for c in s.claims]
+    # before the last pass an unusable section is a problem (it is written again); on the last, it was
+    # assembled and the problems (and corrections) are those of the sections shown
+    judged = shown_indices if final else set(checks)
+    fixed = [c for i in sorted(judged) for c in corrections.get(i, [])]
     report = report_checks(
         list(checks.values()),
-        # before the last pass an unusable section is a problem (it is written again); on the last, it
-        # was assembled and the problems are those of the sections shown
-        shown=shown_indices if final else set(checks),
+        shown=judged,
         planned=len(planned),
         assembled=len(assembled),
         cited=sum(1 for c in claims if c.evidence_ids),
         sentences=len(claims),
-    )
+    ).model_copy(update={"contradictions": len(fixed), "corrections": fixed})
     english = labels("en")
     notes = [
         f"section '{a.heading}': {english['assembled']} ({english[_REASON_LABEL[f]]})"
         for a, f in candidates.values()
     ]
+    if fixed:
+        notes.append(
+            f"{len(fixed)} sentence(s) stated a number, date or provision their evidence does not: "
+            f"{sum(c.action == 'rewritten' for c in fixed)} replaced by the finding they cite, "
+            f"{sum(c.action == 'removed' for c in fixed)} removed"
+        )
     if final and any(not checks[i].language_ok for i in shown_indices):
         notes.append(
             f"the report is not in the question's language ({language_name(language)}) after a retry"

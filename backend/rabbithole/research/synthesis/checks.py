@@ -48,10 +48,11 @@ class SectionCheck:
     kept: int = 0
     uncited: list[str] = field(default_factory=list)
     most_repeated: str | None = None
+    removed: int = 0  # contradicted their evidence and were removed
 
     @property
     def repeated(self) -> int:
-        return max(0, self.written - self.placeholders - self.kept)
+        return max(0, self.written - self.placeholders - self.removed - self.kept)
 
     @property
     def failure(self) -> Failure | None:
@@ -95,9 +96,9 @@ class SectionCheck:
         return out
 
 
-def check_section(draft: SectionDraft, guarded: GuardSection | None) -> SectionCheck:
+def check_section(draft: SectionDraft, guarded: GuardSection | None, *, removed: int = 0) -> SectionCheck:
     """``draft`` as the model wrote it against ``guarded``, the same section after the report's guards
-    (None: the guards dropped all of it)."""
+    (None: the guards dropped all of it); ``removed`` of its sentences contradicted their evidence."""
     texts = [c.text for c in draft.claims if normalise_sentence(c.text)]
     keys = Counter(normalise_sentence(t) for t in texts)
     top, top_count = keys.most_common(1)[0] if keys else ("", 0)
@@ -111,6 +112,7 @@ def check_section(draft: SectionDraft, guarded: GuardSection | None) -> SectionC
         placeholders=sum(1 for t in texts if is_placeholder(t)),
         kept=len(kept),
         uncited=[c.text for c in kept if not c.evidence_ids],
+        removed=removed,
         most_repeated=next((t for t in texts if normalise_sentence(t) == top), None)
         if top_count > 1
         else None,
