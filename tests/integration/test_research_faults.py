@@ -112,3 +112,15 @@ async def test_several_runs_at_once_in_one_process(research_services: Services) 
     assert [r.question for r in results] == questions
     assert all(r.status == "done" and r.sources for r in results)
     assert len({r.run_id for r in results}) == 3
+
+
+async def test_a_run_whose_extractions_all_fail_says_the_model_failed_not_that_nothing_was_found(
+    research_services: Services, fake_ollama: FakeOllama
+) -> None:
+    fake_ollama.script("no findings today", schema="Extraction")
+    result = await run_research(research_services, QUESTION, ["sample"], overrides=QUICK)
+    assert result.status == "done" and not result.sources
+    assert "Keine Belege gefunden" not in result.report_markdown
+    assert "Das Modell konnte" in result.report_markdown and "nicht lesen" in result.report_markdown
+    assert ".pdf p. " in result.report_markdown  # where the unread passages are
+    assert all(t.state == "error" for t in result.tasks)

@@ -8,6 +8,7 @@ from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from rabbithole.embeddings.base import FloatArray
+from rabbithole.research.dig.extraction import unread_places
 from rabbithole.research.evidence.citations import render_report, render_sources
 from rabbithole.research.evidence.support import SupportChecker
 from rabbithole.research.models import (
@@ -107,7 +108,13 @@ def build_result(
     if sources:
         markdown += "\n\n" + render_sources(sources, heading=names["sources"], page_label=names["page"])
     elif not sections:
-        markdown = f"# {state.get('title') or state['question']}\n\n{names['no_evidence']}."
+        unread = [p for t in state["task_results"] for p in t.passages_unread]
+        body = (
+            names["unread"].format(n=len(unread), places=unread_places(unread))
+            if unread
+            else f"{names['no_evidence']}."
+        )
+        markdown = f"# {state.get('title') or state['question']}\n\n{body}"
     if flagged_citations:
         notes.append(
             f"{flagged_citations} citation(s) are weakly supported by the evidence they cite (flagged)"

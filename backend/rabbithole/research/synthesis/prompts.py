@@ -21,6 +21,9 @@ LABELS = {
         "empty": "das Modell schrieb keinen verwertbaren Satz",
         "repeated": "das Modell wiederholte seine Sätze",
         "uncited_reason": "die meisten Sätze des Modells nannten keinen Beleg",
+        "unread": "Das Modell konnte {n} der gefundenen Textstellen nicht lesen ({places}): Seine Antworten "
+        "blieben ungültig oder brachen ab. Geprüfte Belege liegen daher nicht vor; die Dokumente wurden "
+        "nicht als unergiebig befunden.",
     },
     "en": {
         "sources": "Sources",
@@ -32,6 +35,9 @@ LABELS = {
         "empty": "the model wrote no usable sentence",
         "repeated": "the model repeated its sentences",
         "uncited_reason": "most of the model's sentences cited no evidence",
+        "unread": "The model could not read {n} of the passages found ({places}): its answers stayed "
+        "invalid or were cut. So there is no verified evidence; the documents were not found to hold "
+        "nothing.",
     },
 }
 
