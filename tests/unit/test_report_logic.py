@@ -31,7 +31,7 @@ def spec(n: int, research: bool = True, title: str | None = None) -> SectionSpec
 def evidence(eid: str, start: int, page: int = 1, document: str = "A.pdf") -> Evidence:
     return Evidence(
         id=eid, task_id="t", chunk_id="c", collection="k", document=document, page=page,
-        quote="q", start=start, end=start + 5, fact=f"Fakt {eid}",
+        quote=f"q{start:04d}", start=start, end=start + 5, fact=f"Fakt {eid}",
     )  # fmt: skip
 
 

@@ -1,22 +1,25 @@
 """The report's Markdown, rendered from structured claims, with one stable ``[n]`` numbering.
 
 Synthesis returns sections of claims, each claim a text and the evidence ids it rests on. ``render_report``
-numbers the ids in order of first citation, drops (and counts, and names in a warning) ids the run never
+numbers the sources in order of first citation, drops (and counts, and names in a warning) ids the run never
 retrieved, strips anything in the model's text that looks like a citation marker, and places the rendered
 markers before each claim's final punctuation: every ``[n]`` in the report comes from an evidence id, none
-is ever parsed out of free text. ``render_sources`` renders the numbered sources list.
+is ever parsed out of free text. A source is a quoted place: evidence ids that quote the same text at the
+same place (``same_source``: two tasks that extracted the same sentences) share one ``[n]``.
+``render_sources`` renders the numbered sources list.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
 
-from rabbithole.research.models import Source
+from rabbithole.research.models import Evidence, Source
 
 __all__ = [
     "DraftClaim",
@@ -26,6 +29,7 @@ __all__ = [
     "render_claim",
     "render_report",
     "render_sources",
+    "same_source",
     "source_location",
     "strip_markers",
 ]
@@ -48,7 +52,8 @@ class DraftSection(BaseModel):
 
 @dataclass(slots=True)
 class RenderedClaim:
-    """A claim as rendered: its text without markers, the ``[n]`` numbers and the evidence ids kept."""
+    """A claim as rendered: its text without markers, the ``[n]`` numbers and the evidence ids kept (one
+    per source: the first it cites of each)."""
 
     heading: str
     text: str
@@ -59,10 +64,40 @@ class RenderedClaim:
 @dataclass(slots=True)
 class RenderedReport:
     markdown: str
-    order: list[str] = field(default_factory=list)  # evidence ids; order[n - 1] is cited as [n]
+    order: list[str] = field(default_factory=list)  # evidence ids; order[n - 1] is cited first as [n]
     claims: list[RenderedClaim] = field(default_factory=list)
     removed: int = 0  # citations of unknown ids, dropped
     warnings: list[str] = field(default_factory=list)
+    sources: dict[str, int] = field(default_factory=dict)  # source id -> n (see ``number``)
+    same: Mapping[str, str] = field(default_factory=dict)  # evidence id -> source id (``same_source``)
+
+    def number(self, evidence_id: str) -> int | None:
+        """The ``[n]`` of the source ``evidence_id`` quotes (cited through it or through another evidence
+        id quoting the same place); None when the report cites that source nowhere."""
+        return self.sources.get(self.same.get(evidence_id, evidence_id))
+
+
+def _wording(quote: str) -> str:
+    """A quote as compared: Unicode compatibility forms folded, whitespace collapsed."""
+    return " ".join(unicodedata.normalize("NFKC", quote).split())
+
+
+def same_source(evidence: Iterable[Evidence]) -> dict[str, str]:
+    """Each evidence id mapped to the id of its source: the first evidence (in the order given) that quotes
+    the same place, that is in the same collection, document and page (a web page: the same address) either
+    the same offsets or the same quote (Unicode forms and whitespace normalised)."""
+    roots: dict[tuple[object, ...], str] = {}
+    out: dict[str, str] = {}
+    for e in evidence:
+        if e.id in out:
+            continue
+        where = (e.collection, e.document, e.url or "", e.page)
+        keys = ((*where, "at", e.start, e.end), (*where, "quote", _wording(e.quote)))
+        root = next((roots[k] for k in keys if k in roots), e.id)
+        for k in keys:
+            roots.setdefault(k, root)
+        out[e.id] = root
+    return out
 
 
 _ID_TOKEN = r"(?:[A-Za-z]{1,3}\d+(?:[-_][A-Za-z]{1,3}\d+)+|[Ee]\d+)"
@@ -90,12 +125,16 @@ def render_report(
     title: str | None = None,
     uncited_mark: str = "",
     unmarked: Collection[str] = (),
+    same: Mapping[str, str] | None = None,
 ) -> RenderedReport:
     """The Markdown report (no trailing newline) and what was cited, numbered and removed. With
     ``uncited_mark``, a claim that cites nothing (after removal) carries ``[uncited_mark]`` where its
-    ``[n]`` would be, unless its text is one of ``unmarked``."""
+    ``[n]`` would be, unless its text is one of ``unmarked``. ``same``: each evidence id's source id
+    (``same_source``); ids of one source share its number, and a claim cites each source once."""
     known = set(known_ids)
-    numbers: dict[str, int] = {}
+    source_of = dict(same or {})
+    numbers: dict[str, int] = {}  # source id -> n
+    order: list[str] = []
     unknown: Counter[str] = Counter()
     claims: list[RenderedClaim] = []
     blocks: list[str] = []
@@ -109,13 +148,20 @@ def render_report(
             if not text:
                 continue
             ids: list[str] = []
+            cited: list[int] = []
             for evidence_id in dict.fromkeys(claim.evidence_ids):
                 if evidence_id not in known:
                     unknown[evidence_id] += 1
                     continue
-                numbers.setdefault(evidence_id, len(numbers) + 1)
+                source = source_of.get(evidence_id, evidence_id)
+                if source not in numbers:
+                    numbers[source] = len(numbers) + 1
+                    order.append(evidence_id)
+                if numbers[source] in cited:
+                    continue  # another id of a source this claim cites already
+                cited.append(numbers[source])
                 ids.append(evidence_id)
-            cited = sorted(numbers[i] for i in ids)
+            cited.sort()
             claims.append(RenderedClaim(heading, text, cited, ids))
             mark = uncited_mark if not ids and text not in unmarked else ""
             sentences.append(render_claim(text, cited, uncited_mark=mark))
@@ -132,10 +178,12 @@ def render_report(
     ]
     return RenderedReport(
         markdown="\n\n".join(blocks),
-        order=list(numbers),
+        order=order,
         claims=claims,
         removed=sum(unknown.values()),
         warnings=warnings,
+        sources=numbers,
+        same=source_of,
     )
 
 

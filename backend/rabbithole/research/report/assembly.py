@@ -9,34 +9,26 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rabbithole.research.dig.evidence import evidence_order
-from rabbithole.research.evidence.citations import DraftClaim, DraftSection, render_claim, source_location
+from rabbithole.research.evidence.citations import (
+    DraftClaim,
+    DraftSection,
+    render_claim,
+    same_source,
+    source_location,
+)
 from rabbithole.research.guards import GuardClaim, GuardSection, guard_draft
 from rabbithole.research.models import ClaimView, Evidence, Source, TextGuards
 from rabbithole.research.report.models import SectionResult
 
-#: The collection web evidence carries (optional web research).
-WEB_COLLECTION = "web"
-
 
 def canonical_ids(per_section: Sequence[Sequence[Evidence]]) -> tuple[dict[str, str], list[Evidence]]:
     """Each evidence id mapped to the id of its source (the first evidence, in outline and extraction
-    order, with the same collection, document, page and quote offsets), and the sources' evidence.
-    ``per_section``: each section's evidence, in outline order."""
-    by_place: dict[tuple[str, str, int, int, int, str], str] = {}
-    mapping: dict[str, str] = {}
-    kept: list[Evidence] = []
-    for evidence in per_section:
-        for e in sorted(evidence, key=evidence_order):
-            if e.id in mapping:
-                continue
-            # a web page's offsets index its own text: its chunk id (address and offsets) tells them apart
-            page_of = e.chunk_id if e.collection == WEB_COLLECTION else ""
-            place = (e.collection, e.document, e.page, e.start, e.end, page_of)
-            if place not in by_place:
-                by_place[place] = e.id
-                kept.append(e)
-            mapping[e.id] = by_place[place]
-    return mapping, kept
+    order, that quotes the same place: ``citations.same_source``, as the research run numbers them), and
+    the sources' evidence. ``per_section``: each section's evidence, in outline order."""
+    ordered = [e for evidence in per_section for e in sorted(evidence, key=evidence_order)]
+    mapping = same_source(ordered)
+    kept = {e.id: e for e in reversed(ordered) if mapping[e.id] == e.id}  # an id's first occurrence
+    return mapping, [kept[i] for i in dict.fromkeys(mapping.values())]
 
 
 def unique_evidence(items: Sequence[Evidence]) -> list[Evidence]:

@@ -9,7 +9,7 @@ from typing import Any
 
 from rabbithole.embeddings.base import FloatArray
 from rabbithole.research.dig.extraction import unread_places
-from rabbithole.research.evidence.citations import render_report, render_sources
+from rabbithole.research.evidence.citations import render_report, render_sources, same_source
 from rabbithole.research.evidence.support import SupportChecker
 from rabbithole.research.models import (
     CitationStats,
@@ -53,16 +53,21 @@ def build_result(
     notes: list[str] = list(dict.fromkeys(state.get("notes", [])))
     sections = state.get("sections", [])
     rendered = render_report(
-        sections, set(by_id), title=state.get("title"), uncited_mark=names["uncited"], unmarked=unmarked
+        sections,
+        set(by_id),
+        title=state.get("title"),
+        uncited_mark=names["uncited"],
+        unmarked=unmarked,
+        same=same_source(evidence),  # the same quote at the same place, found twice: one [n]
     )
     notes.extend(rendered.warnings)
-    numbers = {eid: n for n, eid in enumerate(rendered.order, start=1)}
+    numbers = {e.id: n for e in evidence if (n := rendered.number(e.id)) is not None}
     checker = SupportChecker(embed, threshold=support_threshold)
     cited = [c for c in rendered.claims if c.evidence_ids]
     supports = (
         checker.check([(c.text, [by_id[i].quote for i in c.evidence_ids]) for c in cited]) if cited else []
     )
-    per_source: dict[str, list[Support]] = {}
+    per_source: dict[int, list[Support]] = {}
     claims: list[ClaimView] = []
     support_of = {id(c): s for c, s in zip(cited, supports, strict=True)}
     flagged_citations = 0
@@ -71,7 +76,7 @@ def build_result(
         flagged: list[int] = []
         for eid in claim.evidence_ids:
             if support is not None:
-                per_source.setdefault(eid, []).append(support)
+                per_source.setdefault(numbers[eid], []).append(support)
                 if support.flagged:
                     flagged.append(numbers[eid])
         flagged_citations += len(flagged)
@@ -79,8 +84,8 @@ def build_result(
             ClaimView(
                 section=claim.heading,
                 text=claim.text,
-                citations=[numbers[i] for i in claim.evidence_ids],
-                flagged=flagged,
+                citations=claim.numbers,  # as the Markdown shows them: one per source, in order
+                flagged=sorted(flagged),
                 uncited=not claim.evidence_ids and claim.text not in unmarked,
             )
         )
@@ -96,7 +101,7 @@ def build_result(
             start=by_id[eid].start,
             end=by_id[eid].end,
             chain=by_id[eid].chain,
-            support=_overall(per_source.get(eid, [])),
+            support=_overall(per_source.get(numbers[eid], [])),
             kind=by_id[eid].kind,
             url=by_id[eid].url,
             title=by_id[eid].title,

@@ -5,6 +5,33 @@ export type ClientOptions = {
 };
 
 /**
+ * AssembledSection
+ *
+ * A section assembled from the run's verified findings (each a cited fact from extraction), without
+ * the model's prose, and why.
+ */
+export type AssembledSection = {
+    /**
+     * Heading
+     */
+    heading: string;
+    /**
+     * Task Id
+     */
+    task_id: string;
+    /**
+     * Reason
+     */
+    reason: string;
+    /**
+     * Note
+     *
+     * The label shown under its heading, in the report's language.
+     */
+    note?: string;
+};
+
+/**
  * Body_upload_documents
  */
 export type BodyUploadDocuments = {
@@ -68,6 +95,41 @@ export type CitationStats = {
      * Removed Citations
      */
     removed_citations?: number;
+};
+
+/**
+ * ClaimCorrection
+ *
+ * A report sentence that stated a number, date, amount or provision its cited quotes do not: replaced
+ * by a cited finding's statement, or removed.
+ */
+export type ClaimCorrection = {
+    /**
+     * Section
+     */
+    section: string;
+    /**
+     * Sentence
+     *
+     * The sentence as the model wrote it.
+     */
+    sentence: string;
+    /**
+     * Missing
+     *
+     * What it stated that its evidence does not, as written.
+     */
+    missing: Array<string>;
+    /**
+     * Action
+     */
+    action: 'rewritten' | 'removed';
+    /**
+     * Replacement
+     *
+     * The finding's statement that replaced it.
+     */
+    replacement?: string | null;
 };
 
 /**
@@ -400,6 +462,64 @@ export type ErrorDetail = {
  */
 export type ErrorResponse = {
     error: ErrorDetail;
+};
+
+/**
+ * EvidenceView
+ *
+ * One piece of the run's verified evidence, cited in the report or not.
+ */
+export type EvidenceView = {
+    /**
+     * Id
+     */
+    id: string;
+    /**
+     * Task Id
+     */
+    task_id: string;
+    /**
+     * Collection
+     */
+    collection: string;
+    /**
+     * Document
+     */
+    document: string;
+    /**
+     * Page
+     */
+    page: number;
+    /**
+     * Section
+     */
+    section?: string | null;
+    /**
+     * Quote
+     *
+     * Verbatim from the page text: page_text[start:end].
+     */
+    quote: string;
+    /**
+     * Start
+     */
+    start: number;
+    /**
+     * End
+     */
+    end: number;
+    /**
+     * Fact
+     *
+     * The model's statement of the finding (never shown as a quote).
+     */
+    fact: string;
+    /**
+     * Source
+     *
+     * Its number [n] in the report; null: not cited.
+     */
+    source?: number | null;
 };
 
 /**
@@ -749,6 +869,30 @@ export type ProblemOut = {
 };
 
 /**
+ * QualityProblem
+ *
+ * One problem the measured checks found, pointing at its section (and sentence, where it has one).
+ */
+export type QualityProblem = {
+    /**
+     * Kind
+     */
+    kind: 'no_answer' | 'empty' | 'repeated' | 'uncited' | 'wrong_language' | 'weak_support' | 'contradiction';
+    /**
+     * Section
+     */
+    section?: string | null;
+    /**
+     * Sentence
+     */
+    sentence?: string | null;
+    /**
+     * Detail
+     */
+    detail: string;
+};
+
+/**
  * QualityScores
  */
 export type QualityScores = {
@@ -839,6 +983,84 @@ export type RegistryFile = {
             [key: string]: unknown;
         };
     };
+};
+
+/**
+ * ReportChecks
+ *
+ * The measured, deterministic checks of the report (``research.synthesis.checks``): what the model
+ * wrote for its sections (before the guards) and what the report rests on. The model's own grades
+ * (``QualityScores``) are one more input to the verdict.
+ */
+export type ReportChecks = {
+    /**
+     * Sentences Written
+     *
+     * Sentences the model wrote for the sections shown.
+     */
+    sentences_written?: number;
+    /**
+     * Repeated Share
+     *
+     * Share of them dropped as repeats.
+     */
+    repeated_share?: number;
+    /**
+     * Placeholders
+     *
+     * Sentences that were placeholders or field descriptions.
+     */
+    placeholders?: number;
+    /**
+     * Cited Share
+     *
+     * Share of the report's sentences that cite evidence.
+     */
+    cited_share?: number;
+    /**
+     * Tasks With Evidence
+     */
+    tasks_with_evidence?: number;
+    /**
+     * Sections Written
+     *
+     * Sections the model wrote that passed the checks.
+     */
+    sections_written?: number;
+    /**
+     * Sections Assembled
+     *
+     * Sections assembled from the verified findings.
+     */
+    sections_assembled?: number;
+    /**
+     * Language Ok
+     */
+    language_ok?: boolean;
+    /**
+     * Flagged Share
+     *
+     * Share of citations the support check flagged (after attribution).
+     */
+    flagged_share?: number | null;
+    /**
+     * Contradictions
+     *
+     * Sentences that contradicted their evidence (rewritten or removed: ``corrections``).
+     */
+    contradictions?: number;
+    /**
+     * Corrections
+     */
+    corrections?: Array<ClaimCorrection>;
+    /**
+     * Problems
+     */
+    problems?: Array<QualityProblem>;
+    /**
+     * Passed
+     */
+    passed?: boolean;
 };
 
 /**
@@ -944,12 +1166,36 @@ export type ResearchResult = {
     llm_calls?: {
         [key: string]: number;
     };
+    /**
+     * Llm Tokens
+     *
+     * Prompt and output tokens by kind of call, and their total, as the server counted them.
+     */
+    llm_tokens?: {
+        [key: string]: TokenUse;
+    };
     citation_stats?: CitationStats;
     packing?: PackingReport | null;
     /**
      * What the guards did to the model's text.
      */
     text_guards?: TextGuards;
+    /**
+     * The measured checks of the report.
+     */
+    checks?: ReportChecks | null;
+    /**
+     * Evidence
+     *
+     * All verified evidence the report was written from (after validation), cited or not.
+     */
+    evidence?: Array<EvidenceView>;
+    /**
+     * Assembled Sections
+     *
+     * Sections assembled from the verified findings because the model's text was unusable.
+     */
+    assembled_sections?: Array<AssembledSection>;
     /**
      * Retrieved Chunks
      *
@@ -1556,6 +1802,12 @@ export type TextGuards = {
      * Title Replaced
      */
     title_replaced?: boolean;
+    /**
+     * Placeholder Claims Dropped
+     *
+     * Claims whose text was a placeholder or a schema field's description.
+     */
+    placeholder_claims_dropped?: number;
 };
 
 /**
@@ -1574,6 +1826,22 @@ export type TodoItem = {
      * State
      */
     state: 'pending' | 'running' | 'done' | 'error';
+};
+
+/**
+ * TokenUse
+ *
+ * Tokens of the model calls of one kind: read (the prompts) and written (the answers).
+ */
+export type TokenUse = {
+    /**
+     * Prompt
+     */
+    prompt?: number;
+    /**
+     * Output
+     */
+    output?: number;
 };
 
 /**
@@ -3090,10 +3358,10 @@ export type RunEventsError = RunEventsErrors[keyof RunEventsErrors];
 
 export type RunEventsResponses = {
     /**
-     * A stream of server-sent events: `id` is the event's number, `event` its type, `data` a JSON object with `type`, `run_id`, `seq`, `created_at` and the event's fields. Types: status, phase, language, clarification, assessment, plan, todo, task_progress, reference_followed, warning, remediation, outline, section, interrupt, report, error, done.
+     * A stream of server-sent events: `id` is the event's number, `event` its type, `data` a JSON object with `type`, `run_id`, `seq`, `created_at` and the event's fields. Types: status, phase, language, clarification, assessment, plan, todo, task_progress, reference_followed, warning, draft_section, remediation, outline, section, interrupt, report, error, done.
      */
     200: {
-        event?: 'status' | 'phase' | 'language' | 'clarification' | 'assessment' | 'plan' | 'todo' | 'task_progress' | 'reference_followed' | 'warning' | 'remediation' | 'outline' | 'section' | 'interrupt' | 'report' | 'error' | 'done';
+        event?: 'status' | 'phase' | 'language' | 'clarification' | 'assessment' | 'plan' | 'todo' | 'task_progress' | 'reference_followed' | 'warning' | 'draft_section' | 'remediation' | 'outline' | 'section' | 'interrupt' | 'report' | 'error' | 'done';
         id?: string;
         /**
          * A JSON object: the event's fields.

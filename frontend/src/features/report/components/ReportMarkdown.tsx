@@ -1,11 +1,22 @@
+import { Children, type ReactNode } from "react";
 import Markdown, { type Components } from "react-markdown";
 import { useI18n } from "../../../shared/i18n/i18n";
-import { citationNumber, remarkCitations } from "../lib/citations";
+import { citationNumber, remarkCitations, UNCITED_HREF } from "../lib/citations";
+
+/** The plain text of a heading's rendered children. */
+function textOf(children: ReactNode): string {
+  return Children.toArray(children)
+    .map((child) => (typeof child === "string" || typeof child === "number" ? String(child) : ""))
+    .join("")
+    .trim();
+}
 
 /**
  * The report's Markdown, rendered without raw HTML (skipHtml) and with URLs sanitised (react-markdown's
  * default): citation markers become buttons that open the cited page; weakly supported ones are marked;
- * a web source's marker is a link to its page (it has no PDF page to show).
+ * a web source's marker is a link to its page (it has no PDF page to show); the mark of a sentence that
+ * cites nothing ("[uncited]") is marked as such; the heading of a section assembled from the findings
+ * (`assembled`) carries a badge.
  */
 export function ReportMarkdown({
   markdown,
@@ -14,6 +25,7 @@ export function ReportMarkdown({
   web,
   active,
   onCite,
+  assembled,
 }: {
   markdown: string;
   flagged: ReadonlySet<number>;
@@ -22,10 +34,32 @@ export function ReportMarkdown({
   web?: ReadonlyMap<number, string>;
   active: number | null;
   onCite: (n: number) => void;
+  /** Headings of the sections assembled from the verified findings. */
+  assembled?: ReadonlySet<string>;
 }) {
   const { t } = useI18n();
   const components: Components = {
+    h2: ({ children }) => (
+      <h2>
+        {children}
+        {assembled?.has(textOf(children)) && (
+          <>
+            {" "}
+            <span className="badge assembled" data-badge="">
+              {t("report.assembledBadge")}
+            </span>
+          </>
+        )}
+      </h2>
+    ),
     a: ({ href, children }) => {
+      if (href === UNCITED_HREF)
+        return (
+          <mark className="uncited" title={t("report.uncitedHint")}>
+            {children}
+            <span className="visually-hidden"> {t("report.uncitedHint")}</span>
+          </mark>
+        );
       const n = citationNumber(href);
       if (n === null)
         return (

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { citationNumber, remarkCitations, splitCitations, withoutSourcesSection } from "./citations";
+import { citationNumber, remarkCitations, splitCitations, UNCITED_HREF, withoutSourcesSection } from "./citations";
 
 describe("citation markers", () => {
   it("become links to #cite-n, adjacent ones each its own", () => {
@@ -39,5 +39,20 @@ describe("the report's sources section", () => {
     const prose = "# T\n\n## Fazit\n\n[1] gilt, aber nicht immer.\n\nMehr Text.";
     expect(withoutSourcesSection(prose)).toBe(prose);
     expect(withoutSourcesSection("no headings [1]")).toBe("no headings [1]");
+  });
+});
+
+describe("the mark of an uncited sentence", () => {
+  it("becomes a link to #uncited in either language, beside citation markers", () => {
+    expect(splitCitations("Er gilt auch für Schüler [ohne Beleg]. Es gilt [2].")).toEqual([
+      { type: "text", value: "Er gilt auch für Schüler " },
+      { type: "link", url: UNCITED_HREF, children: [{ type: "text", value: "[ohne Beleg]" }] },
+      { type: "text", value: ". Es gilt " },
+      { type: "link", url: "#cite-2", children: [{ type: "text", value: "[2]" }] },
+      { type: "text", value: "." },
+    ]);
+    expect(splitCitations("It applies [uncited].")[1]).toEqual({ type: "link", url: UNCITED_HREF, children: [{ type: "text", value: "[uncited]" }] });
+    expect(citationNumber(UNCITED_HREF)).toBeNull();
+    expect(splitCitations("a [note] b")).toEqual([{ type: "text", value: "a [note] b" }]);
   });
 });

@@ -1,6 +1,8 @@
 /**
  * A remark plugin that turns the report's citation markers ("[3]", "[1][2]") into links to "#cite-n",
- * which the report renders as buttons opening the cited page. Markers inside code stay text.
+ * which the report renders as buttons opening the cited page, and the mark of a sentence that cites nothing
+ * ("[uncited]", "[ohne Beleg]": the report's language) into a link to "#uncited", which it renders as a
+ * marked note. Markers inside code stay text.
  */
 interface MdNode {
   type: string;
@@ -9,7 +11,10 @@ interface MdNode {
   children?: MdNode[];
 }
 
-const MARKER = /\[(\d{1,4})\]/g;
+const MARKER = /\[(\d{1,4}|uncited|ohne Beleg)\]/g;
+
+/** Where the mark of an uncited sentence links to (rendered as a note, never followed). */
+export const UNCITED_HREF = "#uncited";
 
 export function splitCitations(text: string): MdNode[] {
   const out: MdNode[] = [];
@@ -17,7 +22,8 @@ export function splitCitations(text: string): MdNode[] {
   for (const match of text.matchAll(MARKER)) {
     const at = match.index;
     if (at > last) out.push({ type: "text", value: text.slice(last, at) });
-    out.push({ type: "link", url: `#cite-${match[1]}`, children: [{ type: "text", value: `[${match[1]}]` }] });
+    const url = /^\d+$/.test(match[1]!) ? `#cite-${match[1]}` : UNCITED_HREF;
+    out.push({ type: "link", url, children: [{ type: "text", value: match[0] }] });
     last = at + match[0].length;
   }
   if (last < text.length) out.push({ type: "text", value: text.slice(last) });

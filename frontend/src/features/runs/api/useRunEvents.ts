@@ -25,6 +25,7 @@ const LISTENED: Record<RunEventType, true> = {
   outline: true,
   section: true,
   warning: true,
+  draft_section: true,
   remediation: true,
   interrupt: true,
   report: true,

@@ -1,4 +1,4 @@
-import { act, screen, waitFor } from "@testing-library/react";
+import { act, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { MemoryRouter, Route, Routes } from "react-router";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -202,5 +202,65 @@ describe("run page", () => {
     stream.send(10, "section", { section_id: "s1", title: "Limits", state: "done", passed: true, evidence: 4 });
     expect(screen.getByTestId("section-progress")).toHaveTextContent("grade passed");
     expect(screen.getByTestId("section-progress")).toHaveTextContent("4 findings");
+  });
+
+  it("a research run: shows the sections as the model writes them, marked as a draft, until the checked report", async () => {
+    renderRun();
+    await screen.findByRole("heading", { name: "Welche Dosisgrenzwerte gelten?" });
+    await waitFor(() => expect(FakeSource.made.length).toBeGreaterThan(0));
+    const stream = FakeSource.made.at(-1)!;
+    const claims = (texts: string[]) => texts.map((text, i) => ({ text, evidence_ids: i === 0 ? ["t1-b1-e1", "t1-b1-e2"] : [] }));
+    stream.send(1, "status", { status: "running", phase: "dig" });
+    stream.send(2, "phase", { phase: "synthesize" });
+    expect(screen.queryByTestId("draft-report")).toBeNull();
+    stream.send(3, "draft_section", { index: 1, heading: "Organ doses", task_id: "t2", attempt: 1, truncated: false, claims: claims(["The lens limit is 20 mSv."]) });
+    stream.send(4, "draft_section", { index: 0, heading: "Workers", task_id: "t1", attempt: 1, truncated: true, claims: claims(["Workers may receive 20 mSv.", "It is checked."]) });
+
+    const draft = screen.getByTestId("draft-report");
+    expect(draft).toHaveTextContent("Being written; the checked report follows.");
+    const sections = within(draft).getAllByTestId("draft-section");
+    expect(sections.map((s) => within(s).getByRole("heading").textContent)).toEqual(["Workers", "Organ doses"]);
+    expect(sections[0]).toHaveTextContent("cut off at its output limit");
+    const sentences = within(sections[0]!).getAllByRole("listitem");
+    expect(sentences[0]).toHaveTextContent("Workers may receive 20 mSv. checking sources");
+    expect(within(sentences[0]!).getByText("checking sources")).toHaveAttribute("title", expect.stringContaining("Cites 2 piece(s) of evidence"));
+    expect(sentences[1]).toHaveTextContent("It is checked. no source");
+    // no source links yet: the events carry evidence ids, which only the checked report maps to pages
+    expect(within(draft).queryAllByRole("button")).toHaveLength(0);
+
+    // the remediation pass rewrites a section: the rewrite replaces its first version
+    stream.send(5, "draft_section", { index: 1, heading: "Organ doses", task_id: "t2", attempt: 2, truncated: false, claims: claims(["The lens limit is 20 mSv per year."]) });
+    const rewritten = within(screen.getByTestId("draft-report")).getAllByTestId("draft-section")[1]!;
+    expect(rewritten).toHaveTextContent("rewritten after the checks");
+    expect(rewritten).toHaveTextContent("The lens limit is 20 mSv per year.");
+    expect(screen.getByTestId("draft-report")).not.toHaveTextContent("The lens limit is 20 mSv. ");
+
+    const result = {
+      run_id: "r1",
+      question: "Welche Dosisgrenzwerte gelten?",
+      language: "en",
+      status: "done",
+      answerable: true,
+      report_markdown: "# Dose limits\n\n## Workers\n\nWorkers may receive 20 mSv [1].\n\n## Sources\n\n[1] StrlSchG.pdf",
+      sources: [{ n: 1, evidence_id: "t1-b1-e1", collection: "laws", document: "StrlSchG.pdf", page: 41, quote: "20 Millisievert", start: 0, end: 15 }],
+    };
+    stream.send(6, "report", { result });
+    stream.send(7, "done", { status: "done" });
+    const report = await screen.findByTestId("report");
+    expect(screen.queryByTestId("draft-report")).toBeNull();
+    expect(within(report).getByRole("button", { name: "Citation 1: open the source" })).toBeInTheDocument();
+  });
+
+  it("a run that stops while writing says its drafts were not checked", async () => {
+    renderRun();
+    await screen.findByRole("heading", { name: "Welche Dosisgrenzwerte gelten?" });
+    await waitFor(() => expect(FakeSource.made.length).toBeGreaterThan(0));
+    const stream = FakeSource.made.at(-1)!;
+    stream.send(1, "status", { status: "running", phase: "synthesize" });
+    stream.send(2, "draft_section", { index: 0, heading: "Workers", task_id: "t1", attempt: 1, truncated: false, claims: [{ text: "Workers may receive 20 mSv.", evidence_ids: ["t1-b1-e1"] }] });
+    stream.send(3, "error", { message: "Ollama is not reachable" });
+    const draft = screen.getByTestId("draft-report");
+    expect(draft).toHaveTextContent("The run stopped before the checked report: these sections were not checked.");
+    expect(draft).not.toHaveTextContent("Being written");
   });
 });

@@ -13,6 +13,7 @@ import { useRun } from "../api/useRun";
 import { useRunEvents } from "../api/useRunEvents";
 import type { ResumeBody, RunEvent } from "../events/types";
 import { ClarificationPanel } from "./ClarificationPanel";
+import { DraftReport } from "./DraftReport";
 import { PhaseTimeline } from "./PhaseTimeline";
 import { OutlineForm } from "./OutlineForm";
 import { PlanForm } from "./PlanForm";
@@ -170,6 +171,7 @@ function RunView({ runId }: { runId: string }) {
             </ul>
           </details>
         )}
+        {!report && <DraftReport drafts={view.drafts} active={isActive(status)} />}
         {report && report.report_markdown && (
           <Suspense fallback={<p>{t("common.loading")}</p>}>
             <ReportView runId={runId} result={report} onCite={openCitation} active={cite} />

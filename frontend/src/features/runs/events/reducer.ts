@@ -18,6 +18,7 @@ import {
   type TaskState,
   type TodoTask,
 } from "./types";
+import { draftOf } from "./drafts";
 
 export const EMPTY_VIEW: RunView = {
   lastSeq: 0,
@@ -30,6 +31,7 @@ export const EMPTY_VIEW: RunView = {
   plan: null,
   todo: [],
   sections: [],
+  drafts: [],
   progress: {},
   references: [],
   warnings: [],
@@ -178,6 +180,8 @@ export function applyEvent(view: RunView, event: RunEvent): RunView {
       return progressOf(next, event);
     case "section":
       return sectionOf(next, event);
+    case "draft_section":
+      return draftOf(next, event);
     case "reference_followed": {
       const item = event as unknown as Omit<ReferenceFollowed, "seq">;
       const followed: ReferenceFollowed = {
@@ -199,7 +203,8 @@ export function applyEvent(view: RunView, event: RunEvent): RunView {
       return { ...next, interrupt: payload as unknown as Interrupt, status: "waiting_for_input" };
     }
     case "report":
-      return { ...next, report: (event.result as ResearchResult | undefined) ?? null };
+      // the checked report replaces the drafts
+      return { ...next, report: (event.result as ResearchResult | undefined) ?? null, drafts: [] };
     case "error":
       return closePhases(
         { ...next, status: "error", error: String(event.message ?? ""), interrupt: null, terminal: true },

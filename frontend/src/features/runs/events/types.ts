@@ -108,6 +108,25 @@ export interface SectionProgress {
   instructions?: string;
 }
 
+/** A sentence of a draft section and the evidence ids it cites (only the final report maps them to sources). */
+export interface DraftClaim {
+  text: string;
+  evidence_ids: string[];
+}
+
+/** A report section as the model wrote it (`draft_section`): shown while the run synthesizes; the final,
+ * checked report replaces it. */
+export interface DraftSection {
+  index: number;
+  heading: string;
+  task_id: string;
+  /** 1: the first version; 2: the rewrite of the remediation pass. */
+  attempt: number;
+  /** The model's answer was cut at its output limit (its complete sentences are kept). */
+  truncated: boolean;
+  claims: DraftClaim[];
+}
+
 export interface TodoTask {
   id: string;
   title: string;
@@ -164,6 +183,9 @@ export interface RunView {
   todo: TodoTask[];
   /** Report mode: the sections in the order of their first event (the outline's order once it is known). */
   sections: SectionProgress[];
+  /** Research runs: the report's sections as written, in index order (a rewrite replaces its first version);
+   * emptied when the final report arrives. */
+  drafts: DraftSection[];
   progress: Record<string, TaskProgress>;
   references: ReferenceFollowed[];
   warnings: string[];
