@@ -1,6 +1,7 @@
 /**
  * An interactive run from the browser: start it, answer the clarification, edit and approve the plan, watch the
- * progress, read the report and open a citation on its PDF page with the quote marked; a second tab on the
+ * progress and the report's sections as they are written (a draft), read the checked report that replaces
+ * them with its checks panel, and open a citation on its PDF page with the quote marked; a second tab on the
  * same run follows every step from the events alone.
  */
 import type { Page } from 'playwright-core';
@@ -28,6 +29,42 @@ afterAll(async () => {
 });
 
 const LONG = { timeout: 150_000 };
+
+/** What the page showed of the draft sections, recorded by a MutationObserver as the DOM changed (so a draft
+ * shown for a moment is seen too): the first moment a draft was on the page, and whether the report was. */
+interface DraftSeen {
+  sections: string[];
+  text: string;
+  report: boolean;
+}
+
+async function watchDrafts(tab: Page): Promise<void> {
+  await tab.evaluate(() => {
+    const record = window as unknown as { draftsSeen: DraftSeen | null };
+    record.draftsSeen = null;
+    const observer = new MutationObserver(() => {
+      const draft = document.querySelector('[data-testid="draft-report"]');
+      if (!draft || record.draftsSeen) return;
+      record.draftsSeen = {
+        sections: Array.from(draft.querySelectorAll('[data-testid="draft-section"] h3')).map((h) => h.textContent ?? ''),
+        text: draft.textContent ?? '',
+        report: document.querySelector('[data-testid="report"]') !== null,
+      };
+    });
+    observer.observe(document.body, { childList: true, subtree: true, characterData: true });
+  });
+}
+
+async function draftsSeen(tab: Page): Promise<DraftSeen | null> {
+  return tab.evaluate(() => (window as unknown as { draftsSeen: DraftSeen | null }).draftsSeen);
+}
+
+interface ReportResult {
+  checks: { passed: boolean; problems: unknown[] } | null;
+  evidence: { source: number | null }[];
+  llm_tokens: Record<string, { prompt: number; output: number }>;
+  sections: unknown[] | null;
+}
 
 /** Answers clarification rounds until the plan is proposed ("enough" after the first answer). */
 async function clarify(tab: Page): Promise<void> {
@@ -71,6 +108,8 @@ test('start, clarify, edit and approve the plan, watch progress, read the report
   expect(edited[0]).toBe('Gebühren für Genehmigungen nach § 7 AtG');
   expect(edited).toContain('Auslagen der Behörden');
   await screenshot(page, 'plan');
+  await watchDrafts(page);
+  await setModelLatency(ollamaUrl(), 700); // the checks after the sections are written take a while: drafts to see
   await plan.getByRole('button', { name: 'Approve plan' }).click();
 
   // progress: the task list of the approved (edited) plan, live in both tabs
@@ -82,10 +121,43 @@ test('start, clarify, edit and approve the plan, watch progress, read the report
   expect(detail.todo.map((task) => task.title)).toEqual(edited);
   await screenshot(page, 'progress');
 
+  // the sections as the model writes them, marked as a draft, before the checked report
+  const draft = page.getByTestId('draft-report');
+  await draft.or(page.getByTestId('report')).first().waitFor(LONG);
+  if (await draft.isVisible()) await screenshot(page, 'draft');
+
   const report = page.getByTestId('report');
   await report.waitFor(LONG);
+  await setModelLatency(ollamaUrl(), 20);
   await other.getByTestId('report').waitFor(LONG);
+  const seen = await draftsSeen(page);
+  expect(seen, 'no draft section was shown before the report').not.toBeNull();
+  expect(seen!.report).toBe(false);
+  expect(seen!.sections.length).toBeGreaterThan(0);
+  expect(seen!.text).toContain('Being written; the checked report follows.');
+  expect(seen!.text).toMatch(/checking sources|no source/);
+  expect(await draft.count()).toBe(0); // the checked report replaced it
   await screenshot(page, 'report');
+
+  // the checks panel: the verdict, what the guards changed, the evidence, the run's tokens
+  const result = await api<ReportResult>(`api/runs/${runId}/report`);
+  const checks = report.getByTestId('checks');
+  await checks.getByRole('heading', { name: /^Checks/ }).waitFor();
+  expect(await checks.getAttribute('data-passed')).toBe(String(result.checks?.passed ?? true));
+  expect(await checks.getByTestId('guards').isVisible()).toBe(true);
+  const total = result.llm_tokens.total!;
+  expect(total.prompt).toBeGreaterThan(0);
+  expect(await checks.getByTestId('tokens').innerText()).toContain(
+    `${total.prompt.toLocaleString('en-GB')} read (prompts), ${total.output.toLocaleString('en-GB')} written (answers)`,
+  );
+  const evidence = checks.getByTestId('evidence');
+  await evidence.locator('summary').click();
+  const cited = result.evidence.filter((e) => e.source !== null).length;
+  expect(cited).toBeGreaterThan(0);
+  expect(await evidence.getByTestId('evidence-cited').locator(':scope > li').count()).toBe(cited);
+  expect(await evidence.getByTestId('evidence-uncited').locator(':scope > li').count()).toBe(result.evidence.length - cited);
+  await checks.scrollIntoViewIfNeeded();
+  await screenshot(page, 'report-checks');
   expect(await phases(other)).toBe(await phases(page));
   expect(await other.getByTestId('run-todo').innerText()).toBe(await todo.innerText());
 
