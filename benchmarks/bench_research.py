@@ -2,7 +2,7 @@
 research dev set (benchmarks/data/research_dev.yaml).
 
     python -m benchmarks.bench_research [--quick] [--questions rd01,rd12] [--skip-timing] [--skip-dev]
-                                        [--skip-languages] [-v]
+                                        [--skip-languages] [--skip-weak] [--weak-full] [-v]
 
 The shared sample index (bench-data/sample-*, ingested once) is copied into a scratch data dir, so the runs'
 registry and checkpoints never touch it. The LLM is the fake Ollama server (rabbithole.devtools.fake_ollama:
@@ -34,6 +34,15 @@ Measured:
    with the translation views and without them (``research.translation_views = false``, the code before),
    with the fake's translation (dropped by the language check) and with a scripted one (German translations
    written by hand). Goal: English within 0.05 of German at the default depth, with and without.
+
+5. The weak model (issue 24; benchmarks/weak_model.py): quick runs at the default depth with the fake's
+   normal and weak profiles (docs/testing.md, "The weak model"), today's code beside the code before issue 24
+   (98d1430) in the same run, each in a worker process of its own: failed runs, guards triggered, sections
+   assembled, measured checks passed, tokens per run, quotes verbatim, citations outside the retrieved set,
+   gold recall of the cited sources beside the retrieved ones, placeholder headings and repeated sentences
+   in the final reports. Goals with the weak profile: 0 failed runs, 0 placeholder headings, 0 repeated
+   sentences, quotes verbatim 100 %. Over the --quick subset (8 questions) unless --weak-full or
+   --questions; --skip-weak leaves it out.
 
 --quick: one question per language and kind (8 of 24) and no depth-0 pass of the call count; goals are
 indicative then.
@@ -388,9 +397,10 @@ CHAT_PATHS = ("/api/chat", "/api/generate", "/v1/chat/completions")
 class FakeServer:
     """The fake Ollama in its own process, as a real Ollama would be: in this process its answer generation
     would share the interpreter lock with the run it serves and distort the timings. Controlled over HTTP
-    (``FakeOllamaClient``)."""
+    (``FakeOllamaClient``). ``profile``: how it answers (``normal``, or ``weak``: as the 0.5B model of
+    issue 24 did; docs/testing.md, "The weak model"); its reset returns to it."""
 
-    def __init__(self) -> None:
+    def __init__(self, profile: str = "normal") -> None:
         import subprocess
         import sys
         import threading
@@ -401,6 +411,8 @@ class FakeServer:
 
         # port 0: the server binds a free port and names it on its first line (no race for the port)
         command = [sys.executable, "-m", "rabbithole.devtools.fake_ollama", "--port", "0"]
+        command += ["--profile", profile]
+        self.profile = profile
         self._process = subprocess.Popen(
             command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
         )
@@ -653,15 +665,22 @@ async def measure_dev(
     return scores
 
 
-async def measure(args: Any, data_dir: Path, goals: list[Goal]) -> None:
-    from rabbithole.services import Services
-
+def selected_questions(args: Any, *, weak: bool = False) -> list[ResearchQuestion]:
+    """The dev-set questions a measurement runs: --questions, else the --quick subset (the weak model's
+    default unless --weak-full), else all."""
     questions = load_research_questions()
     if args.questions:
         wanted = {q.strip() for q in args.questions.split(",") if q.strip()}
-        questions = [q for q in questions if q.id in wanted]
-    elif args.quick:
-        questions = quick_subset(questions)
+        return [q for q in questions if q.id in wanted]
+    if args.quick or (weak and not args.weak_full):
+        return quick_subset(questions)
+    return questions
+
+
+async def measure(args: Any, data_dir: Path, shared: Path, goals: list[Goal]) -> None:
+    from rabbithole.services import Services
+
+    questions = selected_questions(args)
     by_id = {q.id: q for q in load_research_questions()}
     fake = FakeServer()
     try:
@@ -689,6 +708,13 @@ async def measure(args: Any, data_dir: Path, goals: list[Goal]) -> None:
                 from benchmarks.research_languages import measure_languages
 
                 await measure_languages(services, fake, questions, goals)
+            if not args.skip_weak:
+                from benchmarks.weak_model import measure_weak
+
+                measure_weak(
+                    "research", services, shared, selected_questions(args, weak=True), goals,
+                    title="5. the weak model: quick runs at the default depth", verbose=args.verbose,
+                )  # fmt: skip
     finally:
         fake.close()
 
@@ -701,6 +727,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--skip-languages", action="store_true", help="leave out English against German (measurement 4)"
     )
+    parser.add_argument("--skip-weak", action="store_true", help="leave out the weak model (measurement 5)")
+    parser.add_argument(
+        "--weak-full", action="store_true", help="the weak model over all dev questions (default: 8)"
+    )
     parser.add_argument("--repeat", type=int, default=0, help="timed runs per setting (default 3, --quick 1)")
     parser.add_argument("--verbose", "-v", action="store_true", help="list every run's problems")
     args = parser.parse_args(argv)
@@ -712,7 +742,7 @@ def main(argv: list[str] | None = None) -> int:
         data_dir = work / "data"
         shutil.copytree(shared, data_dir)  # runs and checkpoints stay out of the shared index
         goals: list[Goal] = []
-        asyncio.run(measure(args, data_dir, goals))
+        asyncio.run(measure(args, data_dir, shared, goals))
     finally:
         remove_tree(work)
     indicative = "--quick: 8 of 24 dev questions" if args.quick else None
