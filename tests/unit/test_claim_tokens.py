@@ -64,3 +64,11 @@ def test_a_date_holds_its_year() -> None:
     (date,) = claim_tokens("am 31.12.2018")
     (year,) = claim_tokens("seit 2018")
     assert covers(date, year) and not covers(year, date)
+
+
+def test_a_line_break_between_number_and_unit_as_page_text_has_it() -> None:
+    # StrlSchG § 78 (1) on its page: "... beträgt für beruflich exponierte Personen 20\nMillisievert im ..."
+    assert keys("Personen 20\nMillisievert im Kalenderjahr") == [("quantity", "20 msv")]
+    assert keys("von 1,5\nMillionen Euro und EUR\n100") == [("amount", "1500000 eur"), ("amount", "100 eur")]
+    page = claim_tokens("exponierte Personen 20\nMillisievert im Kalenderjahr.")
+    assert missing_tokens("Der Grenzwert beträgt 20 mSv im Kalenderjahr.", page) == []

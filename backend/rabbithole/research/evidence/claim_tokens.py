@@ -136,8 +136,10 @@ for _unit, _kind, _symbols, _names in _UNITS:
     _UNIT_OF.update({s: (_unit, _kind) for s in _symbols})
     _UNIT_OF.update({n: (_unit, _kind) for n in _names})
 _SPELLINGS = sorted(_UNIT_OF, key=len, reverse=True)
+# one space of any kind between a number and its unit, a line break too: page text breaks lines anywhere
+# ("20\nMillisievert" on the page of StrlSchG § 78)
 _UNIT_RE = re.compile(
-    r"[ \t\u00a0\u202f]?(?:"
+    r"\s?(?:"
     + "|".join(
         re.escape(s) if s in {x for _u, _k, sym, _n in _UNITS for x in sym} else f"(?i:{re.escape(s)})"
         for s in _SPELLINGS
@@ -148,8 +150,8 @@ _NUMBER = r"\d{1,3}(?:[.,]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?"
 _WORD = "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True))
 _MULT = "|".join(sorted(_MULTIPLIERS, key=len, reverse=True))
 _QUANTITY_RE = re.compile(
-    rf"(?<![\w.,/])(?:(?P<cur>€|EUR)[ \u00a0]?)?(?:(?P<num>{_NUMBER})|(?P<word>(?i:{_WORD}))(?=\s))"
-    rf"(?![\d])(?:[ \u00a0](?P<mult>(?i:{_MULT}))\.?(?![\w]))?"
+    rf"(?<![\w.,/])(?:(?P<cur>€|EUR)\s?)?(?:(?P<num>{_NUMBER})|(?P<word>(?i:{_WORD}))(?=\s))"
+    rf"(?![\d])(?:\s(?P<mult>(?i:{_MULT}))\.?(?![\w]))?"
 )
 _PROVISION_TYPES = (RefType.SECTION, RefType.ARTICLE, RefType.ANNEX, RefType.EU_ACT)
 
@@ -241,7 +243,7 @@ def _quantities(text: str, taken: list[tuple[int, int]]) -> list[ClaimToken]:
         end = m.end()
         unit: tuple[str, TokenKind] | None = ("eur", "amount") if m["cur"] else None
         if unit is None and (u := _UNIT_RE.match(text, end)) is not None:
-            spelled = u.group().lstrip(" \t\u00a0\u202f")
+            spelled = u.group().lstrip()
             unit = _UNIT_OF.get(spelled) or _UNIT_OF[spelled.casefold()]
             end = u.end()
         if unit is None and m["word"]:
