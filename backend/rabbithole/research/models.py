@@ -252,7 +252,18 @@ class Support(BaseModel):
     score: float = Field(description="Combined token overlap and embedding similarity, 0..1.")
     overlap: float
     similarity: float
-    flagged: bool
+    flagged: bool = Field(description="Contradicted, or weakly supported (score below the threshold).")
+    contradiction: bool = Field(
+        False,
+        description="A number, date, amount, percentage or provision of the claim is in none of the quotes "
+        "it cites (nor their sections): the evidence contradicts it.",
+    )
+    missing: list[str] = Field(
+        default_factory=list, description="Those tokens of the claim, as written (\"20 mSv\", \"§ 9 AtG\")."
+    )
+    reason: Literal["contradiction", "weak"] | None = Field(
+        None, description="Why it is flagged: contradiction first, else weak; None when not flagged."
+    )
 
 
 class Source(BaseModel):

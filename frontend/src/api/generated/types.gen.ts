@@ -1694,8 +1694,28 @@ export type Support = {
     similarity: number;
     /**
      * Flagged
+     *
+     * Contradicted, or weakly supported (score below the threshold).
      */
     flagged: boolean;
+    /**
+     * Contradiction
+     *
+     * A number, date, amount, percentage or provision of the claim is in none of the quotes it cites (nor their sections): the evidence contradicts it.
+     */
+    contradiction?: boolean;
+    /**
+     * Missing
+     *
+     * Those tokens of the claim, as written ("20 mSv", "§ 9 AtG").
+     */
+    missing?: Array<string>;
+    /**
+     * Reason
+     *
+     * Why it is flagged: contradiction first, else weak; None when not flagged.
+     */
+    reason?: 'contradiction' | 'weak' | null;
 };
 
 /**
