@@ -21,6 +21,7 @@ MODULES = (
     "benchmarks.bench_ingestion_cores",
     "benchmarks.bench_search",
     "benchmarks.bench_quality",
+    "benchmarks.bench_support",
     "benchmarks.bench_references",
     "benchmarks.bench_research",
     "benchmarks.bench_web",

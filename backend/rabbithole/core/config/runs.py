@@ -59,7 +59,11 @@ class ResearchSettings(BaseModel):
         70.0, ge=0.0, le=100.0, description="Mean quality score below which one remediation pass runs."
     )
     support_threshold: float = Field(
-        0.35, ge=0.0, le=1.0, description="Citations whose support score is lower are flagged."
+        0.15,
+        ge=0.0,
+        le=1.0,
+        description="Citations whose support score is lower are flagged weak (calibrated for the "
+        "use-multilingual embedder; about 0.44 for e5-multilingual: docs/benchmarks.md, bench_support).",
     )
     assess_floor: float = Field(
         0.25, ge=-1.0, le=1.0, description="Best similarity below which the corpus holds nothing on it."
