@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 from typing import Literal
 
 import pytest
@@ -54,7 +55,17 @@ def test_round_trip_gives_a_valid_grounded_instance(fake_ollama: FakeOllama, llm
     assert request.options["num_predict"] == llm_client.settings.max_output_tokens
     assert request.options["temperature"] == llm_client.settings.temperature
     system = request.messages[0]["content"]
-    assert system.startswith("Du beantwortest") and '"title": "Finding"' in system  # schema in the prompt
+    assert system.startswith("Du beantwortest")  # the schema's shape in the prompt, not the whole schema
+    assert '"evidence": [{"quote": string, "source_id": string}] (1-2 items)' in system
+    assert "Finding" not in system and '"type": "object"' not in system  # no class name, no schema text
+
+
+def test_the_full_schema_in_the_prompt_when_configured(fake_ollama: FakeOllama) -> None:
+    client = LLMClient(fake_ollama.settings(schema_prompt="full"))
+    assert isinstance(client.structured_result(Finding, MESSAGES).value, Finding)
+    request = fake_ollama.model_requests()[-1]
+    assert request.format == Finding.model_json_schema()
+    assert json.dumps(Finding.model_json_schema(), ensure_ascii=False) in request.messages[0]["content"]
 
 
 def test_same_prompt_same_instance(llm_client: LLMClient) -> None:

@@ -2,8 +2,9 @@
 
 The schema goes to the model as its JSON-schema constrained output (Ollama's ``format``, an
 OpenAI-compatible server's ``response_format``) and, as Ollama recommends, as text in the system
-prompt. The answer is read leniently: a ``<think>`` block, code fences, prose around the object and raw
-control characters (newlines, tabs) inside its strings are tolerated. An answer that was cut (at the output
+prompt: its shape in a few lines (``schema_shape``), not the whole schema (``llm.schema_prompt``). The
+answer is read leniently: a ``<think>`` block, code fences, prose around the object and raw control
+characters (newlines, tabs) inside its strings are tolerated. An answer that was cut (at the output
 cap, or unterminated) keeps its complete items: ``json_salvage`` closes it at the last complete value that
 makes it validate, and the result is marked ``truncated``. An answer that is not JSON or does not validate
 is sent back to the model together with the error, at most ``llm.structured_retries`` times; a retry asks
@@ -28,6 +29,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from pydantic import BaseModel, ValidationError
 
 from rabbithole.core.config import LLMSettings
+from rabbithole.core.config.network import SchemaPrompt
 from rabbithole.core.errors import LLMOutputError
 from rabbithole.llm.context import message_text
 from rabbithole.llm.json_salvage import ends_unterminated, salvage
@@ -39,6 +41,7 @@ from rabbithole.llm.retries import (
     retry_temperature,
     temperature_kwargs,
 )
+from rabbithole.llm.schema_shape import schema_shape
 
 log = logging.getLogger(__name__)
 
@@ -121,16 +124,24 @@ def json_schema_of(schema: type[BaseModel]) -> dict[str, Any]:
     return cached
 
 
-def schema_instruction(schema: type[BaseModel]) -> str:
-    return (
-        f"Answer with exactly one JSON object (a {schema.__name__}) that matches this JSON schema, "
-        f"with no other text:\n{json.dumps(json_schema_of(schema), ensure_ascii=False)}"
-    )
+def schema_instruction(schema: type[BaseModel], style: SchemaPrompt = "shape") -> str:
+    """The schema as text for the system prompt: its shape in a few lines (``schema_shape``; the provider's
+    format constraint enforces the rest), or with ``style="full"`` the whole JSON schema (the
+    instruction before issue 24, several times longer)."""
+    if style == "full":
+        return (
+            f"Answer with exactly one JSON object (a {schema.__name__}) that matches this JSON schema, "
+            f"with no other text:\n{json.dumps(json_schema_of(schema), ensure_ascii=False)}"
+        )
+    shape = schema_shape(json_schema_of(schema))
+    return f"Answer with exactly one JSON object of this shape, with no other text:\n{shape}"
 
 
-def with_schema_instruction(messages: list[BaseMessage], schema: type[BaseModel]) -> list[BaseMessage]:
+def with_schema_instruction(
+    messages: list[BaseMessage], schema: type[BaseModel], style: SchemaPrompt = "shape"
+) -> list[BaseMessage]:
     """Add the schema to the (first) system message, or add a system message."""
-    instruction = schema_instruction(schema)
+    instruction = schema_instruction(schema, style)
     for i, message in enumerate(messages):
         if isinstance(message, SystemMessage):
             merged = f"{message_text(message)}\n\n{instruction}"
@@ -168,7 +179,7 @@ class _Attempts(Generic[T]):
     ) -> None:
         self.schema = schema
         self.settings = client.settings
-        self.base = with_schema_instruction(as_messages(messages), schema)
+        self.base = with_schema_instruction(as_messages(messages), schema, client.settings.schema_prompt)
         self.max_attempts = 1 + (client.settings.structured_retries if retries is None else retries)
         self.kwargs = client.format_kwargs(schema)
         self.attempt = 0

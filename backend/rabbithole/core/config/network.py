@@ -17,6 +17,9 @@ from rabbithole.core.config.checks import (
 )
 from rabbithole.core.errors import ConfigurationError
 
+#: How structured output shows its schema in the system prompt (beside the format constraint).
+SchemaPrompt = Literal["shape", "full"]
+
 
 class LLMSettings(BaseModel):
     """Chat models: Ollama (primary and fallback model) or any OpenAI-compatible server."""
@@ -36,6 +39,12 @@ class LLMSettings(BaseModel):
     max_output_tokens: int = Field(2048, ge=16, description="Tokens reserved for the answer.")
     temperature: float = Field(0.0, ge=0.0, le=2.0, description="Sampling temperature.")
     structured_retries: int = Field(2, ge=0, le=10, description="Retries after invalid structured output.")
+    schema_prompt: SchemaPrompt = Field(
+        "shape",
+        description="How a structured step's system prompt shows the answer's schema beside the format "
+        "constraint the server enforces: shape (its keys, types and counts in a few lines) or full (the "
+        "whole JSON schema, several times longer: the prompts before issue 24).",
+    )
     request_timeout_s: float = Field(300.0, gt=0, description="Timeout of one model call.")
     on_overflow: Literal["trim", "refuse"] = Field(
         "trim", description="A prompt longer than num_ctx: trim the oldest context, or refuse."
