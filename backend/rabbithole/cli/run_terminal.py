@@ -2,10 +2,12 @@
 the one named by --resume), answer its interrupts until it ends, and, when nobody can answer (stdin
 closed), leave it waiting and exit with EXIT_WAITING and the command that resumes it. The run executes
 under its lease, with its events in the run event log (``research/local_run.py``), as on a server: a run a
-server (or another CLI) executes is refused (``RunBusyError``), and the server's view follows this one."""
+server (or another CLI) executes is refused (``RunBusyError``), and the server's view follows this one.
+Ctrl-C and SIGTERM cancel it (``run_signals.py``): marked cancelled, its lease released, EXIT_CANCELLED."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -13,16 +15,21 @@ from typing import TYPE_CHECKING, Any, Literal
 import typer
 from rich.console import Console
 
+from rabbithole.cli.run_signals import StopSignals
 from rabbithole.core.config import load_settings
 from rabbithole.core.errors import InvalidRequestError
 
 if TYPE_CHECKING:
     from rabbithole.research.local_run import LocalRun
     from rabbithole.research.models import ResearchResult, RunMode
+    from rabbithole.research.registry import RunRegistry
     from rabbithole.research.runner import ResearchRunner, RunView
 
 #: Exit code when the run waits for input nobody gave (stdin closed): EX_TEMPFAIL.
 EXIT_WAITING = 75
+#: Exit code when Ctrl-C or SIGTERM stopped the command (128 + SIGINT, as for any Ctrl-C): a run it executed
+#: is cancelled, one that waited for an answer keeps waiting; --resume continues either.
+EXIT_CANCELLED = 130
 
 Command = Literal["research", "report"]
 #: The answer to an interrupt's payload (asks in the terminal, or the defaults of --yes; typer.Abort
@@ -40,11 +47,21 @@ class NewRun:
 
 
 async def drive(
-    local: LocalRun, runner: ResearchRunner, view: RunView, answer: Answer, progress: ProgressSink
+    local: LocalRun,
+    runner: ResearchRunner,
+    view: RunView,
+    answer: Answer,
+    progress: ProgressSink,
+    stop: StopSignals | None = None,
 ) -> RunView:
-    """Answer interrupts until the run ends."""
+    """Answer interrupts until the run ends (``stop``: a signal interrupts a prompt)."""
     while view.interrupt is not None:
-        view = await local.advance(runner, answer(view.interrupt), on_event=progress)
+        if stop is None:
+            reply = answer(view.interrupt)
+        else:
+            with stop.prompting():
+                reply = answer(view.interrupt)
+        view = await local.advance(runner, reply, on_event=progress)
     return view
 
 
@@ -64,7 +81,34 @@ async def run_in_terminal(
     progress: ProgressSink,
     console: Console,
 ) -> ResearchResult:
-    """Start ``new`` (or continue ``resume``) and drive it to its result."""
+    """Start ``new`` (or continue ``resume``) and drive it to its result. Ctrl-C or SIGTERM cancels the
+    run and exits with EXIT_CANCELLED (during a prompt: the run keeps waiting for its answer)."""
+    started: list[str] = []  # the run's id, once there is one
+    with StopSignals() as stop:
+        try:
+            return await _run(command, new, resume, answer, progress, console, stop, started)
+        except asyncio.CancelledError:
+            if stop.received is None:
+                raise  # not a signal's doing
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
+            where = f"run {started[0]} cancelled" if started else "cancelled before the run started"
+            tail = f"; continue it: rabbithole {command} --resume {started[0]}" if started else ""
+            console.print(f"{where} ({stop.name}){tail}", highlight=False)
+            raise typer.Exit(EXIT_CANCELLED) from None
+
+
+async def _run(
+    command: Command,
+    new: NewRun | None,
+    resume: str | None,
+    answer: Answer,
+    progress: ProgressSink,
+    console: Console,
+    stop: StopSignals,
+    started: list[str],
+) -> ResearchResult:
     from rabbithole.research.local_run import LocalRun
     from rabbithole.research.runner import ResearchRunner
     from rabbithole.services import Services
@@ -82,28 +126,51 @@ async def run_in_terminal(
                 new.question, new.collections, new.mode, new.overrides, claim=(owner, until)
             )
             run_id = created.id
+        started.append(run_id)
         # the run's lease: no other process executes it meanwhile
         with LocalRun(services, run_id, owner) as local:
-            if resume:
-                current = await runner.view(resume)
-                _check_command(command, resume, current.record.mode)
-                console.print(
-                    f"run {resume}: {current.record.status}, phase {current.record.phase or '-'}",
-                    highlight=False,
-                )
-                view = current
-                if current.interrupt is None:
-                    view = await local.advance(runner, on_event=progress)
-            else:
-                console.print(f"run {run_id}", highlight=False)
-                view = await local.advance(runner, on_event=progress)
             try:
-                view = await drive(local, runner, view, answer, progress)
-            except typer.Abort:
+                view = await _start(command, local, runner, run_id, resume, progress, console)
+                view = await drive(local, runner, view, answer, progress, stop)
+            except typer.Abort:  # stdin closed, or a signal interrupted the prompt
+                why = f"stopped ({stop.name})" if stop.received else "no answer"
                 console.print(
-                    f"no answer; the run waits for input: rabbithole {command} --resume {view.record.id}",
+                    f"{why}; the run waits for input: rabbithole {command} --resume {run_id}",
                     highlight=False,
                 )
-                raise typer.Exit(EXIT_WAITING) from None
+                raise typer.Exit(EXIT_CANCELLED if stop.received else EXIT_WAITING) from None
+            except asyncio.CancelledError:
+                _cancelled_before_it_ran(services.runs, run_id)
+                raise
         assert view.result is not None
         return view.result
+
+
+async def _start(
+    command: Command,
+    local: LocalRun,
+    runner: ResearchRunner,
+    run_id: str,
+    resume: str | None,
+    progress: ProgressSink,
+    console: Console,
+) -> RunView:
+    """The run advanced to its first interrupt or its end (a resumed run that waits: as it is)."""
+    if not resume:
+        console.print(f"run {run_id}", highlight=False)
+        return await local.advance(runner, on_event=progress)
+    current = await runner.view(resume)
+    _check_command(command, resume, current.record.mode)
+    console.print(
+        f"run {resume}: {current.record.status}, phase {current.record.phase or '-'}", highlight=False
+    )
+    if current.interrupt is not None:
+        return current
+    return await local.advance(runner, on_event=progress)
+
+
+def _cancelled_before_it_ran(registry: RunRegistry, run_id: str) -> None:
+    """A new run cancelled before its graph started stays queued: marked cancelled here (under its lease
+    still), so no server adopts a run its user stopped. A run that executed: the runner marked it."""
+    if registry.get(run_id, with_result=False).status == "queued":
+        registry.update(run_id, status="cancelled", error="cancelled")
