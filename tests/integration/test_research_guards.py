@@ -146,7 +146,9 @@ async def test_a_figure_the_evidence_does_not_state_never_reaches_the_report(
     assert result.status == "done"
     assert "987" not in result.report_markdown
     assert result.checks is not None and result.checks.contradictions >= 1
-    assert all(c.sentence == swapped and c.missing == ["987 Millisievert"] for c in result.checks.corrections)
+    mine = [c for c in result.checks.corrections if c.sentence == swapped]
+    assert mine and all(c.missing == ["987 Millisievert"] for c in mine)
+    assert all(c.missing for c in result.checks.corrections)  # the fake's own sentences may state others
     assert any("stated a number, date or provision their evidence does not" in w for w in result.warnings)
     by_number = {e.source: e for e in result.evidence if e.source is not None}
     for claim in result.claims:  # every figure a sentence states, a quote it cites states
