@@ -28,16 +28,15 @@ from rabbithole.research.passages import from_expansion, from_hit, merge_hits
 
 
 async def make_queries(state: DigState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
-    """LLM (only for a task the user added without queries): its search queries."""
+    """LLM (a task the user added without queries, or one without queries in the documents' language):
+    the queries it lacks. A task's own queries are kept (the first task's first query is the question);
+    the model's are used only where it has none."""
     task = state["task"]
     messages = prompts.queries_prompt(task, state["anchor"], state["language"], state["corpus_language"])
     step = await ask(runtime.context.llm, "task_queries", TaskQueries, messages)
-    if step.value is None:
-        task = task.model_copy(update={"queries": [task.title]})
-    else:
-        task = task.model_copy(
-            update={"queries": step.value.queries, "corpus_queries": step.value.corpus_queries}
-        )
+    queries = task.queries or (step.value.queries if step.value is not None else [task.title])
+    corpus = task.corpus_queries or (step.value.corpus_queries if step.value is not None else [])
+    task = task.model_copy(update={"queries": list(queries), "corpus_queries": list(corpus)})
     return {
         "task": task,
         "task_warnings": step.warnings,

@@ -146,6 +146,7 @@ async def plan(state: RunState, runtime: Runtime[ResearchContext]) -> dict[str, 
     extra_min = min(max(0, s.min_tasks - 1), extra_max)
     tasks = []
     counts: dict[str, int] = {}
+    tokens: dict[str, int] = {}
     warnings: list[str] = []
     if extra_max:
         messages = prompts.plan_prompt(
