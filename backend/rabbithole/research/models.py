@@ -61,6 +61,7 @@ class Passage(BaseModel):
     relevance: float | None = Field(None, description="Cosine similarity to the query that found it.")
     search_score: float | None = Field(None, description="Fused search score (search hits only).")
     chain: list[ChainStep] = Field(default_factory=list, description="Seed first, this passage last.")
+    pinned: bool = Field(False, description="Of a provision the question or a task names (read first).")
 
 
 class Evidence(BaseModel):
@@ -98,6 +99,11 @@ class Evidence(BaseModel):
     url: str | None = Field(None, description="The web page's address (web evidence only).")
     title: str | None = Field(None, description="The web page's title (web evidence only).")
     fetched_at: datetime | None = Field(None, description="When the web page was fetched (web evidence).")
+    pinned: bool = Field(
+        False,
+        description="From a provision the question or a task names: drift validation keeps it whatever its "
+        "similarity to the anchor.",
+    )
 
 
 class QueryAnchor(BaseModel):
@@ -443,6 +449,34 @@ class EvidenceView(BaseModel):
     source: int | None = Field(None, description="Its number [n] in the report; null: not cited.")
 
 
+class PinnedProvision(BaseModel):
+    """A provision the question or an approved task names ("§ 7 des Atomgesetzes", "Anlage 4 StrlSchG"):
+    resolved by the reference engine in the run's collections, its passages extracted first in its task
+    (``research/dig/pinned.py``)."""
+
+    provision: str = Field(
+        description='As named: "§ 7 des Atomgesetzes", "§ 78 StrlSchG", "Anlage 4 StrlSchG".'
+    )
+    named_in: Literal["question", "task"] = Field(description="Named in the question, or only in a task.")
+    task_id: str = Field(description="The task that extracted it first (the first task naming it).")
+    found: bool = Field(False, description="Resolved to a section of a document in the collections.")
+    collection: str | None = None
+    document: str | None = None
+    section: str | None = None
+    reason: str | None = Field(
+        None, description="Why it was not found: unknown_document, section_not_found, ambiguous_document, ..."
+    )
+    chunk_ids: list[str] = Field(default_factory=list, description="Its passages, extracted first.")
+    evidence_ids: list[str] = Field(
+        default_factory=list, description="The run's verified evidence from it (ids in ``evidence``)."
+    )
+    answers: bool | None = Field(
+        None,
+        description="Whether extraction found in it something that answers the question (null: not found, "
+        "or the model could not read it).",
+    )
+
+
 class TokenUse(BaseModel):
     """Tokens of the model calls of one kind: read (the prompts) and written (the answers)."""
 
@@ -495,6 +529,10 @@ class ResearchResult(BaseModel):
     evidence: list[EvidenceView] = Field(
         default_factory=list,
         description="All verified evidence the report was written from (after validation), cited or not.",
+    )
+    pinned: list[PinnedProvision] = Field(
+        default_factory=list,
+        description="Provisions the question or a task names, pinned: found or not, and their evidence.",
     )
     assembled_sections: list[AssembledSection] = Field(
         default_factory=list,

@@ -85,6 +85,12 @@ class ResearchSettings(BaseModel):
         "in the documents' language) and the glossary's German terms of an English question (false: the "
         "question and the model's queries as written, no translation call).",
     )
+    pin_provisions: bool = Field(
+        True,
+        description="A provision the question or a task names with its law (§ 7 des Atomgesetzes, Anlage 4 "
+        "StrlSchG) is resolved in the collections and its passages are read first in that task; the result "
+        "lists each one, found or not (false: provisions are searched like any other words).",
+    )
     max_running_runs: int = Field(
         2, ge=1, le=64, description="Runs the API server executes at once; the rest wait as queued, in order."
     )

@@ -110,6 +110,7 @@ def evidence_from_findings(
                         tier=tier,
                         tier_score=round(score, 4),
                         chain=passage.chain,
+                        pinned=passage.pinned,
                     )
                 )
     return result

@@ -17,6 +17,7 @@ from rabbithole.research.dig import prompts
 from rabbithole.research.dig.evidence import evidence_order
 from rabbithole.research.dig.extraction import read_batch, retry_shares, unread_error, unread_places
 from rabbithole.research.dig.gating import AHEAD_DEPTHS, ReferenceGate, candidates_ahead
+from rabbithole.research.dig.pinned import pinned_first
 from rabbithole.research.dig.query_views import task_views
 from rabbithole.research.dig.schemas import TaskQueries, TaskSummaryDraft
 from rabbithole.research.dig.selection import batches_of, select_passages
@@ -120,6 +121,7 @@ async def follow_references(state: DigState, runtime: Runtime[ResearchContext]) 
     for w in gate.warnings:
         events.warning(w)
     passages = select_passages(reached, ctx.settings.max_passages, ctx.settings.min_passage_relevance)
+    passages = pinned_first(passages, state.get("pinned_passages", []), ctx.settings.max_passages)
     budget = min(ctx.settings.extract_batch_tokens, max(200, ctx.llm.window.budget - 1200))
     batches = batches_of(passages, budget, ctx.llm.window.count_text)
     followed = sum(1 for j in gate.judged if j["follow"])

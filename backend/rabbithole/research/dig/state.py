@@ -6,7 +6,15 @@ import operator
 from typing import Annotated, NotRequired, TypedDict
 
 from rabbithole.research.llm_step import merge_counts
-from rabbithole.research.models import Evidence, Passage, QueryAnchor, TaskResult, TaskSpec, UnreadPassage
+from rabbithole.research.models import (
+    Evidence,
+    Passage,
+    PinnedProvision,
+    QueryAnchor,
+    TaskResult,
+    TaskSpec,
+    UnreadPassage,
+)
 
 
 class DigInput(TypedDict):
@@ -15,6 +23,7 @@ class DigInput(TypedDict):
     language: str
     corpus_language: str
     collections: list[str]
+    pins: NotRequired[list[PinnedProvision]]  # the provisions this task pins (dig/pinned.py)
 
 
 class DigOutput(TypedDict, total=False):
@@ -22,10 +31,12 @@ class DigOutput(TypedDict, total=False):
     warnings: Annotated[list[str], operator.add]
     llm_calls: Annotated[dict[str, int], merge_counts]
     llm_tokens: Annotated[dict[str, int], merge_counts]  # "<kind>.prompt" / "<kind>.output"
+    pinned: Annotated[list[PinnedProvision], operator.add]  # resolved (found or not), for the result
 
 
 class DigState(DigInput, DigOutput, total=False):
-    seeds: list[Passage]  # search hits, best first
+    seeds: list[Passage]  # search hits, best first (the pinned passages before them)
+    pinned_passages: list[Passage]  # the pinned provisions' passages, read first
     retrieved: list[str]  # ids of every passage retrieved (search and references)
     passages: list[Passage]  # what extraction reads: seeds and passages reached through references
     followed: int

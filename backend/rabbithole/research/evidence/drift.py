@@ -3,7 +3,9 @@
 The caller computes each evidence's similarity to the query anchor; ``validate_drift`` compares it with the
 threshold of the evidence's tier (a stricter bar for weaker tiers, typically), keeps what passes and lists
 what it drops with the reason, so dropped evidence is really absent from synthesis and visible in the
-result. Evidence without a score, or of a tier without a threshold, is kept: it cannot be judged.
+result. Evidence without a score, or of a tier without a threshold, is kept: it cannot be judged. Evidence
+from a provision the question or a task names (``Evidence.pinned``) is kept too: the question asked for it,
+however far its wording is from the anchor's ("§ 7 des Atomgesetzes" in a question about licences).
 """
 
 from __future__ import annotations
@@ -42,12 +44,13 @@ def validate_drift(
     *,
     warn_share: float = 0.3,
 ) -> DriftResult:
-    """Evidence whose anchor similarity is below its tier's threshold dropped, the rest kept in order."""
+    """Evidence whose anchor similarity is below its tier's threshold dropped (never pinned evidence), the
+    rest kept in order."""
     result = DriftResult()
     for item in evidence:
         score = anchor_scores.get(item.id)
         threshold = thresholds.get(item.tier)
-        if score is None or threshold is None or score >= threshold:
+        if item.pinned or score is None or threshold is None or score >= threshold:
             result.kept.append(item)
             continue
         result.dropped.append(

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 
 from rabbithole.research import events
 from rabbithole.research.context import ResearchContext
+from rabbithole.research.dig.pinned import pins_by_task, settle
 from rabbithole.research.llm_step import ask
 from rabbithole.research.models import PlanProposal, ResearchResult, token_use
 from rabbithole.research.passages import merge_hits, shown_passage
@@ -196,8 +197,11 @@ def approve_plan(state: RunState, runtime: Runtime[ResearchContext]) -> dict[str
     return {"plan": approved}
 
 
-def dispatch(state: RunState) -> list[Send]:
-    """One dig per task, in parallel (bounded by the run's max_concurrency)."""
+def dispatch(state: RunState, runtime: Runtime[ResearchContext]) -> list[Send]:
+    """One dig per task, in parallel (bounded by the run's max_concurrency); each with the provisions it
+    pins (named in the question or the task: ``dig/pinned.py``)."""
+    pinning = runtime.context.settings.pin_provisions
+    pins = pins_by_task(state["question"], state["plan"]) if pinning else {}
     return [
         Send(
             "dig",
@@ -207,6 +211,7 @@ def dispatch(state: RunState) -> list[Send]:
                 "language": state["language"],
                 "corpus_language": state["corpus_language"],
                 "collections": state["collections"],
+                "pins": pins.get(task.id, []),
             },
         )
         for task in state["plan"]
@@ -214,9 +219,11 @@ def dispatch(state: RunState) -> list[Send]:
 
 
 def finish(state: RunState) -> dict[str, Any]:
-    """The result with every warning of the run, the LLM calls by kind and the retrieved passages."""
+    """The result with every warning of the run, the LLM calls by kind, the retrieved passages and the
+    pinned provisions with their evidence."""
     result = state["result"]
-    warnings = list(dict.fromkeys([*state.get("warnings", []), *result.warnings]))
+    pinned = settle(state.get("pinned", []), state.get("task_results", []), result.evidence)
+    warnings = list(dict.fromkeys([*state.get("warnings", []), *result.warnings, *pinned.warnings]))
     order = {t.id: i for i, t in enumerate(state.get("plan", []))}
     retrieved = sorted({cid for t in state.get("task_results", []) for cid in t.retrieved})
     tasks = sorted(result.tasks, key=lambda t: order.get(t.id, len(order)))
@@ -228,7 +235,10 @@ def finish(state: RunState) -> dict[str, Any]:
             "llm_tokens": token_use(state.get("llm_tokens", {})),
             "retrieved_chunks": retrieved,
             "tasks": tasks,
+            "pinned": pinned.pinned,
         }
     )
+    for w in pinned.warnings:
+        events.warning(w)
     events.phase("done")
     return {"result": final}

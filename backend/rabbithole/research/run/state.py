@@ -9,6 +9,7 @@ from rabbithole.research.llm_step import merge_counts
 from rabbithole.research.models import (
     Assessment,
     ClarificationRound,
+    PinnedProvision,
     QueryAnchor,
     ResearchResult,
     RetrievedPassage,
@@ -45,6 +46,7 @@ class RunState(RunInput, total=False):
     # plan and dig
     plan: list[TaskSpec]
     task_results: Annotated[list[TaskResult], operator.add]
+    pinned: Annotated[list[PinnedProvision], operator.add]  # each task's, resolved (dig/pinned.py)
     # the outcome
     result: ResearchResult
     warnings: Annotated[list[str], operator.add]
