@@ -836,6 +836,76 @@ export type PassageReferenceOut = {
 };
 
 /**
+ * PinnedProvision
+ *
+ * A provision the question or an approved task names ("§ 7 des Atomgesetzes", "Anlage 4 StrlSchG"):
+ * resolved by the reference engine in the run's collections, its passages extracted first in its task
+ * (``research/dig/pinned.py``).
+ */
+export type PinnedProvision = {
+    /**
+     * Provision
+     *
+     * As named: "§ 7 des Atomgesetzes", "§ 78 StrlSchG", "Anlage 4 StrlSchG".
+     */
+    provision: string;
+    /**
+     * Named In
+     *
+     * Named in the question, or only in a task.
+     */
+    named_in: 'question' | 'task';
+    /**
+     * Task Id
+     *
+     * The task that extracted it first (the first task naming it).
+     */
+    task_id: string;
+    /**
+     * Found
+     *
+     * Resolved to a section of a document in the collections.
+     */
+    found?: boolean;
+    /**
+     * Collection
+     */
+    collection?: string | null;
+    /**
+     * Document
+     */
+    document?: string | null;
+    /**
+     * Section
+     */
+    section?: string | null;
+    /**
+     * Reason
+     *
+     * Why it was not found: unknown_document, section_not_found, ambiguous_document, ...
+     */
+    reason?: string | null;
+    /**
+     * Chunk Ids
+     *
+     * Its passages, extracted first.
+     */
+    chunk_ids?: Array<string>;
+    /**
+     * Evidence Ids
+     *
+     * The run's verified evidence from it (ids in ``evidence``).
+     */
+    evidence_ids?: Array<string>;
+    /**
+     * Answers
+     *
+     * Whether extraction found in it something that answers the question (null: not found, or the model could not read it).
+     */
+    answers?: boolean | null;
+};
+
+/**
  * PlanAnswer
  *
  * The answer to the plan interrupt: ``tasks`` null approves the plan as proposed; a list is the edited
@@ -1190,6 +1260,12 @@ export type ResearchResult = {
      * All verified evidence the report was written from (after validation), cited or not.
      */
     evidence?: Array<EvidenceView>;
+    /**
+     * Pinned
+     *
+     * Provisions the question or a task names, pinned: found or not, and their evidence.
+     */
+    pinned?: Array<PinnedProvision>;
     /**
      * Assembled Sections
      *
