@@ -24,6 +24,7 @@ MODULES = (
     "benchmarks.bench_support",
     "benchmarks.bench_references",
     "benchmarks.bench_research",
+    "benchmarks.bench_pinned",
     "benchmarks.bench_web",
     "benchmarks.bench_api",
     "benchmarks.bench_report",
