@@ -25,6 +25,7 @@ from rabbithole.research.models import (
     TextGuards,
 )
 from rabbithole.research.synthesis.checks import with_support
+from rabbithole.research.synthesis.consistency import cited_text
 from rabbithole.research.synthesis.prompts import labels
 
 
@@ -65,7 +66,9 @@ def build_result(
     checker = SupportChecker(embed, threshold=support_threshold)
     cited = [c for c in rendered.claims if c.evidence_ids]
     supports = (
-        checker.check([(c.text, [by_id[i].quote for i in c.evidence_ids]) for c in cited]) if cited else []
+        checker.check([(c.text, [cited_text(by_id[i]) for i in c.evidence_ids]) for c in cited])
+        if cited
+        else []
     )
     per_source: dict[int, list[Support]] = {}
     claims: list[ClaimView] = []

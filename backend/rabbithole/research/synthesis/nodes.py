@@ -13,7 +13,7 @@ from rabbithole.llm.structured import with_schema_instruction
 from rabbithole.research import events
 from rabbithole.research.anchor import anchor_text
 from rabbithole.research.context import ResearchContext
-from rabbithole.research.evidence.citations import DraftClaim, render_report
+from rabbithole.research.evidence.citations import DraftClaim, render_report, same_source
 from rabbithole.research.evidence.drift import anchor_similarities, validate_drift
 from rabbithole.research.guards import GuardClaim, GuardSection, guard_draft
 from rabbithole.research.llm_step import ask
@@ -185,8 +185,10 @@ async def check_quality(state: SynthesisState, runtime: Runtime[ResearchContext]
     if not state.get("sections"):
         return {"quality": None}
     by_id = {e.id: e for e in state.get("evidence", [])}
-    rendered = render_report(state["sections"], set(by_id), title=state.get("title"))
-    cited = [by_id[i] for i in rendered.order]
+    rendered = render_report(
+        state["sections"], set(by_id), title=state.get("title"), same=same_source(list(by_id.values()))
+    )
+    cited = [by_id[i] for i in rendered.order if i in by_id]
     fixed = with_schema_instruction(
         prompts.quality_prompt(state["anchor"], "", rendered.markdown), QualityJudgement
     )
