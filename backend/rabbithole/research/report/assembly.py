@@ -5,7 +5,7 @@ the sources list with reference chains, and each section's Markdown with the glo
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from rabbithole.research.dig.evidence import evidence_order
@@ -37,7 +37,7 @@ def unique_evidence(items: Sequence[Evidence]) -> list[Evidence]:
     return canonical_ids([items])[1]
 
 
-def merged_drafts(sections: Sequence[SectionResult], mapping: dict[str, str]) -> list[DraftSection]:
+def merged_drafts(sections: Sequence[SectionResult], mapping: Mapping[str, str]) -> list[DraftSection]:
     """The sections' drafts citing the sources' ids (an id no section retrieved is left as it is, so
     rendering removes and counts it)."""
     out = []
@@ -74,8 +74,10 @@ def guarded_report(
     section is dropped there (the research sections keep theirs: a framing section that repeats them loses
     the repeat, wherever it stands); a placeholder heading takes its section's first question; a
     placeholder title the question. A section of the approved outline is never dropped for repeating others
-    (it keeps those claims); one the model left without claims is. Outline order is kept."""
+    (it keeps those claims); one the model left without claims is. Outline order is kept, and so is each
+    section's note."""
     pairs = sorted(zip(sections, drafts, strict=True), key=lambda p: not p[0].section.research)
+    notes = {r.section.id: d.note for r, d in pairs}
     guarded = guard_draft(
         title,
         [
@@ -99,6 +101,7 @@ def guarded_report(
             DraftSection(
                 heading=g.heading,
                 claims=[DraftClaim(text=c.text, evidence_ids=c.evidence_ids) for c in g.claims],
+                note=notes[str(g.key)],
             ),
         )
         for g in sorted(guarded.sections, key=lambda g: order[str(g.key)])
@@ -126,14 +129,22 @@ def with_contents(markdown: str, toc: str) -> str:
     return f"{title}\n\n{toc}{sep}{rest}" if sep else f"{title}\n\n{toc}"
 
 
-def section_markdown(heading: str, claims: Sequence[ClaimView], *, uncited_mark: str = "") -> str:
-    """One section with the report's global [n] numbers (a claim flagged ``uncited``: ``[uncited_mark]``)."""
+def section_markdown(
+    heading: str, claims: Sequence[ClaimView], *, uncited_mark: str = "", note: str | None = None
+) -> str:
+    """One section with the report's global [n] numbers (a claim flagged ``uncited``: ``[uncited_mark]``),
+    its ``note`` (how it was made) in italics under the heading."""
     text = " ".join(
         render_claim(c.text, c.citations, uncited_mark=uncited_mark if c.uncited else "")
         for c in claims
         if c.section == heading
     )
-    return f"## {heading}\n\n{text}" if text else f"## {heading}"
+    blocks = [f"## {heading}"]
+    if note and note.strip():
+        blocks.append(f"*{' '.join(note.split())}*")
+    if text:
+        blocks.append(text)
+    return "\n\n".join(blocks)
 
 
 def sources_block(sources: Sequence[Source], heading: str, page_label: str, via_label: str) -> str:

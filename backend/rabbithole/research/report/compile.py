@@ -1,6 +1,7 @@
-"""Compiling the report: the sections in outline order with one global citation numbering, the table of
-contents, the sources (document, page, section, verified quote, reference chain), the support check of
-every cited sentence (the research run's attribution) and the result."""
+"""Compiling the report: the sections in outline order, guarded and measured (``checking``: a section whose
+model text is unusable assembled from its findings, labelled), with one global citation numbering, the
+table of contents, the sources (document, page, section, verified quote, reference chain), the support
+check of every cited sentence (the research run's attribution), the measured checks and the result."""
 
 from __future__ import annotations
 
@@ -12,8 +13,12 @@ from langgraph.runtime import Runtime
 
 from rabbithole.research import events
 from rabbithole.research.context import ResearchContext
+from rabbithole.research.dig.extraction import unread_error
+from rabbithole.research.evidence.citations import DraftSection
 from rabbithole.research.models import ReportSectionView, TaskResult, TaskSummary, token_use
 from rabbithole.research.report import assembly, prompts
+from rabbithole.research.report.checking import checked_report
+from rabbithole.research.report.models import SectionResult
 from rabbithole.research.report.state import ReportState
 from rabbithole.research.synthesis.attribution import build_result
 from rabbithole.research.synthesis.prompts import labels as synthesis_labels
@@ -23,43 +28,30 @@ NO_RESEARCH = "no section was researched: the report cites no sources"
 
 
 async def compile_report(state: ReportState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
-    """I/O (embedder): the report and its sources; citations outside the run's evidence are removed."""
+    """I/O (embedder): the report and its sources; citations outside the run's evidence are removed. The
+    sections are guarded together, the research sections measured, and one whose model text is unusable
+    is assembled from its findings, labelled (``checking``)."""
     ctx = runtime.context
     events.phase("compile")
     language = state["language"]
     done = state.get("sections_done", {})
     ordered = [done[s.id] for s in state["outline"] if s.id in done]
     mapping, evidence = assembly.canonical_ids([r.evidence for r in ordered])
-    guarded = assembly.guarded_report(
-        state["title"],
-        ordered,
-        assembly.merged_drafts(ordered, mapping),
-        question=state["question"],
-        language=language,
-    )
+    checked = checked_report(state["title"], ordered, mapping, question=state["question"], language=language)
+    for note in checked.notes:
+        events.warning(note)
     names, own = synthesis_labels(language), prompts.labels(language)
-    tasks = [
-        TaskResult(
-            task_id=r.section.id,
-            title=r.section.title,
-            passages=r.passages,
-            retrieved=r.retrieved,
-            references_followed=r.references_followed,
-            evidence=r.evidence,
-            summary=TaskSummary(gaps=r.grade.missing if r.grade is not None else []),
-            warnings=r.warnings,
-        )
-        for r in ordered
-        if r.section.research
-    ]
-    notes = [] if tasks else [NO_RESEARCH]
+    tasks = [task_result(r) for r in ordered if r.section.research]
+    notes = checked.notes + ([] if tasks else [NO_RESEARCH])
     run_id = str(get_config().get("configurable", {}).get("thread_id", ""))
     attribution_state = {
         "language": language,
         "question": state["question"],
-        "title": guarded.title,
-        "sections": [d for _, d in guarded.sections],
-        "text_guards": guarded.counts,
+        "title": checked.title,
+        "sections": [d for _, d in checked.sections],
+        "text_guards": checked.guards,
+        "checks": checked.checks,
+        "assembled": checked.assembled,
         "task_results": tasks,
         "notes": notes,
     }
@@ -70,12 +62,16 @@ async def compile_report(state: ReportState, runtime: Runtime[ResearchContext]) 
         evidence=evidence,
         embed=ctx.vectors.embed if ctx.vectors is not None else ctx.embedder.embed_documents,
         support_threshold=ctx.settings.support_threshold,
-        unmarked={own["no_evidence"]},
+        unmarked={own["no_evidence"], *checked.statements},
     )
     mark = names["uncited"]
-    headings = [d.heading for _, d in guarded.sections]
-    blocks = [f"# {guarded.title}", assembly.table_of_contents(headings, own["contents"])]
-    blocks += [assembly.section_markdown(h, result.claims, uncited_mark=mark) for h in headings]
+
+    def markdown(draft: DraftSection) -> str:
+        return assembly.section_markdown(draft.heading, result.claims, uncited_mark=mark, note=draft.note)
+
+    headings = [d.heading for _, d in checked.sections]
+    blocks = [f"# {checked.title}", assembly.table_of_contents(headings, own["contents"])]
+    blocks += [markdown(d) for _, d in checked.sections]
     sources = assembly.sources_block(
         result.sources, names["sources"], names["page"], VIA.get(language, "via")
     )
@@ -86,16 +82,36 @@ async def compile_report(state: ReportState, runtime: Runtime[ResearchContext]) 
             id=r.section.id,
             title=d.heading,
             research=r.section.research,
-            markdown=assembly.section_markdown(d.heading, result.claims, uncited_mark=mark),
+            markdown=markdown(d),
             grade=r.grade,
             rounds=r.rounds,
             refined=r.refined,
             evidence=len(r.evidence),
         )
-        for r, d in guarded.sections
+        for r, d in checked.sections
     ]
     final = result.model_copy(update={"report_markdown": "\n\n".join(blocks), "sections": views})
     return {"result": final, "warnings": result.warnings}
+
+
+def task_result(r: SectionResult) -> TaskResult:
+    """A research section as a task of the result; one that found nothing because the model could not
+    read its passages is in its error state, with that reason (as the research run's tasks)."""
+    error = unread_error(r.passages_unread, r.passages) if not r.evidence else None
+    return TaskResult(
+        task_id=r.section.id,
+        title=r.section.title,
+        state="error" if error else "done",
+        passages=r.passages,
+        retrieved=r.retrieved,
+        references_followed=r.references_followed,
+        evidence=r.evidence,
+        summary=TaskSummary(gaps=r.grade.missing if r.grade is not None else []),
+        warnings=r.warnings,
+        error=error,
+        extraction_failures=r.extraction_failures,
+        passages_unread=r.passages_unread,
+    )
 
 
 def finish(state: ReportState) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from rabbithole.research.evidence.citations import DraftSection
-from rabbithole.research.models import Evidence, SectionGrade
+from rabbithole.research.models import Evidence, SectionGrade, UnreadPassage
 
 
 class SectionSpec(BaseModel):
@@ -46,7 +46,9 @@ class ReviewTarget(BaseModel):
 
 
 class SectionResult(BaseModel):
-    """A written section: its draft (claims citing evidence ids), the evidence it rests on, its grade."""
+    """A written section: its draft (claims citing evidence ids), the evidence it rests on, its grade, and
+    what compile measures it by: whether the model's last answer for it was valid and in the report's
+    language, and the retrieved passages the model could not read."""
 
     section: SectionSpec
     draft: DraftSection
@@ -58,3 +60,13 @@ class SectionResult(BaseModel):
     references_followed: int = 0
     retrieved: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
+    answered: bool = Field(
+        True, description="False: the model's last answer was invalid (the draft: its findings' statements)."
+    )
+    language_ok: bool = Field(True, description="The model's last text was in the report's language.")
+    passages_unread: list[UnreadPassage] = Field(
+        default_factory=list,
+        description="Retrieved passages the model could not read (its extraction answers stayed invalid or "
+        "were cut), over all rounds and passes; one read in a later round is no longer listed.",
+    )
+    extraction_failures: int = Field(0, description="Extraction calls whose answer stayed invalid or cut.")

@@ -164,7 +164,7 @@ async def review(state: ReportState, runtime: Runtime[ResearchContext]) -> dict[
 async def frame(state: FrameInput, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
     """LLM: a framing section (introduction, conclusion, summary, a section without research) from the
     finished research sections, citing the evidence ids their claims cite. Invalid output: the section
-    holds the researched sections' first claims (with their citations)."""
+    holds the first claims of the researched sections with evidence (with their citations)."""
     ctx = runtime.context
     section = state["section"]
     section_event(section.id, section.title, "writing")
@@ -189,7 +189,7 @@ async def frame(state: FrameInput, runtime: Runtime[ResearchContext]) -> dict[st
         warnings = [
             f"{w} (section '{section.title}': the researched sections' first claims)" for w in warnings
         ]
-        claims = [r.draft.claims[0] for r in researched if r.draft.claims]
+        claims = [r.draft.claims[0] for r in researched if r.evidence and r.draft.claims]
         if not claims:
             claims = [DraftClaim(text=prompts.labels(state["language"])["no_evidence"])]
     for w in warnings:

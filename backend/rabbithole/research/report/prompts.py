@@ -13,8 +13,25 @@ from rabbithole.research.models import RetrievedPassage
 from rabbithole.research.report.models import SectionResult, SectionSpec
 
 LABELS = {
-    "de": {"contents": "Inhalt", "no_evidence": "Die Dokumente enthalten dazu keine Belege."},
-    "en": {"contents": "Contents", "no_evidence": "The documents hold no evidence on this."},
+    "de": {
+        "contents": "Inhalt",
+        "no_evidence": "Die Dokumente enthalten dazu keine Belege.",
+        "page": "S.",
+        "passage": "abgerufene Passage",
+        "passages": "abgerufene Passagen",
+        "unread": "Das Modell konnte {count} nicht lesen ({places}): seine Antworten waren ungültig oder "
+        "abgeschnitten.",
+        "unread_open": "Ob die Dokumente dazu Belege enthalten, ist damit offen.",
+    },
+    "en": {
+        "contents": "Contents",
+        "no_evidence": "The documents hold no evidence on this.",
+        "page": "p.",
+        "passage": "retrieved passage",
+        "passages": "retrieved passages",
+        "unread": "The model could not read {count} ({places}): its answers were invalid or cut.",
+        "unread_open": "Whether the documents hold evidence on this is therefore open.",
+    },
 }
 
 

@@ -19,15 +19,18 @@ from rabbithole.research.context import ResearchContext
 from rabbithole.research.dig.evidence import evidence_order
 from rabbithole.research.evidence.citations import DraftClaim, DraftSection, strip_markers
 from rabbithole.research.llm_step import ask
-from rabbithole.research.models import Evidence, Passage, SectionGrade, TaskSpec
+from rabbithole.research.models import Evidence, Passage, SectionGrade, TaskSpec, UnreadPassage
 from rabbithole.research.passages import from_chunk
 from rabbithole.research.report import prompts
 from rabbithole.research.report.assembly import unique_evidence
 from rabbithole.research.report.models import SectionResult
 from rabbithole.research.report.schemas import SectionGradeJudgement, section_schema
 from rabbithole.research.report.state import SectionState
+from rabbithole.research.report.unread import places, still_unread, unread_statement
 from rabbithole.research.synthesis.packing import pack_context
 from rabbithole.research.synthesis.prompts import evidence_item
+from rabbithole.research.synthesis.prompts import labels as synthesis_labels
+from rabbithole.research.synthesis.sections import assembled_section
 
 #: Tokens kept free beyond the instructions, the schema and the section (estimates are not exact).
 PROMPT_MARGIN = 300
@@ -65,6 +68,7 @@ def plan_round(state: SectionState) -> dict[str, Any]:
     previous = state.get("previous")
     if depth == 0 and previous is not None:
         update["evidence"] = list(previous.evidence)
+        update["unread"] = list(previous.passages_unread)
     return update
 
 
@@ -114,31 +118,56 @@ async def widen(state: SectionState, runtime: Runtime[ResearchContext]) -> dict[
     return {"seeds": widened}
 
 
+def round_unread(state: SectionState) -> list[UnreadPassage]:
+    """The section's passages still unread after this round: the earlier rounds' (and passes') less those
+    this round read, with this round's."""
+    every = state.get("passages_unread", [])
+    read = [p.chunk_id for p in state.get("passages", [])]
+    return still_unread(state.get("unread", []), every[state.get("unread_counted", 0) :], read)
+
+
 async def write(state: SectionState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
     """LLM: the section as claims citing the ids of its evidence (an enum of the ids shown). No evidence:
-    the section says so (no call). Invalid output: the findings' own statements, each citing its evidence."""
+    the section says so (no call), and when the model could not read passages it says that instead, with
+    where they lie, never that the documents hold nothing. Invalid output: the findings' own statements
+    (``answered`` false: compile shows them labelled as assembled from the findings)."""
     ctx = runtime.context
     section = state["section"]
+    language = state["language"]
     evidence = unique_evidence(state.get("evidence", []))
+    unread = round_unread(state)
     update: dict[str, Any] = {
         "retrieved_all": state.get("retrieved", []),
         "followed_all": state.get("followed", 0),
         "passages_all": len(state.get("passages", [])),
+        "unread": unread,
+        "unread_counted": len(state.get("passages_unread", [])),
+        "answered": True,
+        "language_ok": True,
     }
     if not evidence:
-        claim = DraftClaim(text=prompts.labels(state["language"])["no_evidence"])
-        return {**update, "draft": DraftSection(heading=section.title, claims=[claim])}
+        if unread:
+            text = unread_statement(unread, language)
+            warning = (
+                f"section '{section.title}': no evidence, because the model could not read "
+                f"{len(unread)} retrieved passage(s) ({places(unread, 'p.')}); the section says so"
+            )
+            events.warning(warning)
+            update["task_warnings"] = [warning]
+        else:
+            text = prompts.labels(language)["no_evidence"]
+        return {**update, "draft": DraftSection(heading=section.title, claims=[DraftClaim(text=text)])}
     section_event(section.id, section.title, "writing", evidence=len(evidence))
     fixed = with_schema_instruction(
         prompts.section_prompt(
-            section, state["topic"], state["guidance"], "", state["language"], state["instructions"]
+            section, state["topic"], state["guidance"], "", language, state["instructions"]
         ),
         section_schema([e.id for e in evidence]),
     )
     budget = max(300, ctx.llm.window.budget - ctx.llm.window.count_messages(fixed) - PROMPT_MARGIN)
     packed = pack_context("", [], evidence, budget, ctx.llm.window.count_text)
     messages = prompts.section_prompt(
-        section, state["topic"], state["guidance"], packed.text, state["language"], state["instructions"]
+        section, state["topic"], state["guidance"], packed.text, language, state["instructions"]
     )
     step = await ask(ctx.llm, "section_write", section_schema([e.id for e in packed.evidence]), messages)
     warnings = list(step.warnings)
@@ -147,10 +176,15 @@ async def write(state: SectionState, runtime: Runtime[ResearchContext]) -> dict[
             DraftClaim(text=c.text, evidence_ids=list(c.evidence))
             for c in step.value.claims  # type: ignore[attr-defined]
         ]
+        text = " ".join(c.text for c in claims)
+        update["language_ok"] = ctx.detector.detect(text) == language if text.strip() else True
+        note = None
     else:
-        warnings = [f"{w} (section '{section.title}': its findings' own statements)" for w in warnings]
-        shown = [e for e in packed.evidence if e.answers] or packed.evidence
-        claims = [DraftClaim(text=e.fact, evidence_ids=[e.id]) for e in shown[:12]]
+        warnings = [f"{w} (section '{section.title}': assembled from its findings)" for w in warnings]
+        names = synthesis_labels(language)
+        note = f"{names['assembled']} ({names['no_answer']})."
+        claims = assembled_section(section.title, packed.evidence, note).claims
+        update["answered"] = False
     if packed.report.cut:
         warnings.append(
             f"section '{section.title}': {len(packed.report.cut)} evidence item(s) did not fit the context "
@@ -160,7 +194,7 @@ async def write(state: SectionState, runtime: Runtime[ResearchContext]) -> dict[
         events.warning(w)
     return {
         **update,
-        "draft": DraftSection(heading=section.title, claims=claims),
+        "draft": DraftSection(heading=section.title, claims=claims, note=note),
         "task_warnings": warnings,
         "llm_calls": step.counts(),
         "llm_tokens": step.usage(),
@@ -254,6 +288,11 @@ def finish_section(state: SectionState) -> dict[str, Any]:
         + (previous.references_followed if previous is not None else 0),
         retrieved=sorted({*state.get("retrieved_all", []), *(previous.retrieved if previous else [])}),
         warnings=list(state.get("task_warnings", [])),
+        answered=state.get("answered", True),
+        language_ok=state.get("language_ok", True),
+        passages_unread=state.get("unread", []),
+        extraction_failures=state.get("extraction_failures", 0)
+        + (previous.extraction_failures if previous is not None else 0),
     )
     section_event(
         section.id,

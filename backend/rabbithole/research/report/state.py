@@ -16,6 +16,7 @@ from rabbithole.research.models import (
     RunMode,
     SectionGrade,
     TaskSpec,
+    UnreadPassage,
 )
 from rabbithole.research.report.models import ReviewTarget, SectionResult, SectionSpec
 
@@ -96,12 +97,18 @@ class SectionState(SectionInput, SectionOutput, total=False):
     skipped: int
     batches: list[list[str]]
     evidence: Annotated[list[Evidence], operator.add]
+    passages_unread: Annotated[list[UnreadPassage], operator.add]  # every round's, as extraction wrote them
+    extraction_failures: Annotated[int, operator.add]
     task_warnings: Annotated[list[str], operator.add]
     # this section's own
+    unread: list[UnreadPassage]  # what is still unread after the last round (``write`` keeps it)
+    unread_counted: int  # the entries of ``passages_unread`` the last ``write`` took into ``unread``
     retrieved_all: Annotated[list[str], operator.add]
     followed_all: Annotated[int, operator.add]
     passages_all: Annotated[int, operator.add]
     draft: DraftSection
+    answered: bool  # the model's last answer was valid (false: the draft is its findings' statements)
+    language_ok: bool  # the model's last text was in the report's language
     grade: SectionGrade
 
 
