@@ -81,11 +81,12 @@ def candidates_ahead(
 
 @dataclass(slots=True)
 class _Call:
-    """One gate call: the candidates shown (the first ``shown`` of ``requests``) and its messages."""
+    """One gate call: the candidates and its messages; ``members[n]``: the candidates line n judges (a
+    candidate identical to another is listed once)."""
 
     depth: int
     requests: Sequence[GateRequest]
-    shown: int
+    members: list[list[int]]
     schema: Any
     messages: MessagesInput
 
@@ -108,18 +109,22 @@ class ReferenceGate:
 
     def _call(self, depth: int, requests: Sequence[GateRequest], engine: Any) -> _Call | None:
         """As many candidates as fit one prompt (most relevant passages first); None: none fits."""
-        lines: list[str] = []
+        lines = prompts.GateLines()
+        members: list[list[int]] = []
         room = self.ctx.llm.window.budget - GATE_RESERVE
         for i, r in enumerate(requests[:MAX_GATED]):
-            line = prompts.gate_line(i, r, target_heading(engine, r))
-            room -= self.ctx.llm.window.count_text(line) + 2
+            same = lines.same_as(r)
+            if same is not None:
+                members[same].append(i)
+                continue
+            room -= self.ctx.llm.window.count_text(lines.add(r, target_heading(engine, r))) + 2
             if room < 0:
                 break
-            lines.append(line)
-        if not lines:
+            members.append([i])
+        if not members:
             return None
-        messages = prompts.gate_prompt(self.task, self.anchor, lines)
-        return _Call(depth, requests, len(lines), gate_schema(len(lines)), messages)
+        messages = prompts.gate_prompt(self.task, self.anchor, lines.lines[: len(members)])
+        return _Call(depth, requests, members, gate_schema(len(members)), messages)
 
     def _decide(self, call: _Call, step: StepResult[Any]) -> set[int]:
         """Indices of the candidates to follow: all but those the model turned down (invalid output: all,
@@ -131,7 +136,7 @@ class ReferenceGate:
         if step.value is not None:
             for d in step.value.decisions:
                 if not d.follow:
-                    follow.discard(d.index)
+                    follow.difference_update(call.members[d.index])
         for i, r in enumerate(call.requests):
             self.decided[request_key(r)] = i in follow
         return follow

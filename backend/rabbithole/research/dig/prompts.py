@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import PurePath
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
@@ -32,21 +34,67 @@ def queries_prompt(
     return [SystemMessage(system), HumanMessage(_task_line(task, anchor))]
 
 
-def gate_line(index: int, request: GateRequest, heading: str) -> str:
-    """One candidate reference as the gate sees it: where it stands, what it says, where it points."""
-    src = request.source.chunk
-    target = f"{request.target.document} {request.target.section or '(whole document)'}"
-    if heading:
-        target += f" ({heading})"
-    mention = " ".join(request.reference.mention.split())
-    return f'[{index}] in {src.document} {src.section or ""}: "{mention}" -> {target}'
+def _document(name: str | None) -> str:
+    """A document as the prompt names it: its file name without the extension."""
+    return PurePath(name).stem if name else ""
+
+
+@dataclass
+class GateLines:
+    """The candidate references of one gate call, compactly: a line names the passage the references
+    stand in once for the lines under it, each candidate is ``[n] "mention" -> target`` (the target's
+    document only when it is another one, its heading only the first time it appears), and a candidate
+    identical to one already listed (same passage, mention and target) is not listed again: ``same_as``
+    names the line that judges it."""
+
+    lines: list[str] = field(default_factory=list)
+    _source: tuple[str, str] | None = None
+    _headed: set[tuple[str, str]] = field(default_factory=set)
+    _listed: dict[tuple[str, str, str, str, str], int] = field(default_factory=dict)
+
+    @staticmethod
+    def _key(request: GateRequest) -> tuple[str, str, str, str, str]:
+        src = request.source.chunk
+        mention = " ".join(request.reference.mention.split())
+        target = request.target
+        return (src.document, src.section or "", mention, target.document or "", target.section or "")
+
+    def same_as(self, request: GateRequest) -> int | None:
+        """The number of the line listing a candidate identical to ``request`` (None: none)."""
+        return self._listed.get(self._key(request))
+
+    def add(self, request: GateRequest, heading: str) -> str:
+        """List ``request`` as line number ``len(lines)``; the text it adds to the prompt."""
+        number = len(self.lines)
+        src = request.source.chunk
+        source = (src.document, src.section or "")
+        text = ""
+        if source != self._source:
+            text = f"in {_document(src.document)} {src.section or ''}".rstrip() + ":\n"
+            self._source = source
+        target = request.target
+        if target.document == src.document and target.section and target.section == src.section:
+            where = "this section"
+        else:
+            document = "" if target.document == src.document else _document(target.document)
+            where = f"{document} {target.section or '(whole document)'}".strip()
+            key = (target.document or "", target.section or "")
+            if heading and key not in self._headed:
+                where += f" ({heading})"
+                self._headed.add(key)
+        mention = " ".join(request.reference.mention.split())
+        text += f'[{number}] "{mention}" -> {where}'
+        self._listed[self._key(request)] = number
+        self.lines.append(text)
+        return text
 
 
 def gate_prompt(task: TaskSpec, anchor: QueryAnchor, lines: Sequence[str]) -> list[BaseMessage]:
     system = (
         "Passages found for a research task cite other sections. Decide for each numbered reference whether "
         "following it helps answer the task (definitions, conditions, limits, procedures, exceptions the "
-        "passage relies on) or not (unrelated procedure, formal or transitional provisions). Judge every "
+        "passage relies on) or not (unrelated procedure, formal or transitional provisions). The references "
+        'are listed under the passage they stand in: [n] "mention" -> target (its heading). Judge every '
         "reference; give a short reason."
     )
     user = f"{_task_line(task, anchor)}\n\nReferences:\n" + "\n".join(lines)
