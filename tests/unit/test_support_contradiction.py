@@ -150,3 +150,44 @@ def test_a_quote_without_its_place_is_checked_for_figures_but_not_provisions() -
         check("Eine Freigabe nach § 31 StrlSchV ersetzt keine Genehmigung nach § 7 Abs. 3 AtG.", FREIGABE)[1]
         is False
     )
+
+
+# StrlSchG § 78 (1) as it stands on its page: the single year's 50 and the five years' 100 Millisievert
+SINGLE_YEAR = CitedText(
+    "Die zuständige Behörde kann im Einzelfall für ein einzelnes\nJahr eine effektive Dosis von 50 "
+    "Millisievert zulassen, wobei in fünf aufeinander folgenden\nJahren insgesamt 100 Millisievert nicht "
+    "überschritten werden dürfen.",
+    "StrlSchG.pdf",
+    "§ 78",
+)
+ADULTS = (
+    "Der Grenzwert der effektiven Dosis beträgt für beruflich exponierte Personen 20\n"
+    "Millisievert im Kalenderjahr."
+)
+
+
+def test_a_figure_its_quote_gives_for_another_thing_is_a_contradiction() -> None:
+    # support_dev.yaml's n04: the five years' total written as the single year's limit
+    claim = (
+        "Die Behörde kann im Einzelfall für ein einzelnes Jahr eine effektive Dosis von 100 Millisievert "
+        "zulassen."
+    )
+    assert check(claim, SINGLE_YEAR) == [True, True, ["100 Millisievert"], "contradiction"]
+    # issue 30: the adults' 20 Millisievert written for persons under 18, both quotes cited
+    claim = (
+        "Für beruflich exponierte Personen unter 18 Jahren beträgt der Grenzwert der effektiven Dosis 20 mSv."
+    )
+    assert check(claim, ADULTS, UNDER_18) == [True, True, ["20 mSv"], "contradiction"]
+    assert [t.text for t in missing_from(claim, [f"{ADULTS} {UNDER_18}"])] == ["20 mSv"]
+
+
+def test_claims_stating_several_figures_of_one_unit_where_the_quote_gives_them_are_supported() -> None:
+    claim = (
+        "Im Einzelfall kann die Behörde für ein einzelnes Jahr 50 Millisievert zulassen, sofern in fünf "
+        "aufeinander folgenden Jahren insgesamt 100 Millisievert nicht überschritten werden."
+    )
+    assert check(claim, SINGLE_YEAR) == [False, False, [], None]
+    claim = (
+        "Erwachsene beruflich exponierte Personen: 20 mSv im Kalenderjahr, Personen unter 18 Jahren: 1 mSv."
+    )
+    assert check(claim, ADULTS, UNDER_18) == [False, False, [], None]

@@ -11,6 +11,11 @@ section label ("§ 7") as a provision of its document's law, so "Nach § 7 AtG .
 
     missing_from("Der Grenzwert beträgt 20 mSv.", [CitedText("... 1 Millisievert im Kalenderjahr.")])
     # [ClaimToken(kind="quantity", key="20 msv", text="20 mSv", ...)]
+
+A figure the evidence states can still contradict it: put where the quote gives another figure of the same
+unit ("für ein einzelnes Jahr ... 100 Millisievert" under a quote giving 50 for a single year and 100 for
+five years together; ``figure_place``). ``contradictions`` says which figure the quote gives there;
+``missing_from`` names the claim's tokens of both kinds, so every caller sees either.
 """
 
 from __future__ import annotations
@@ -20,8 +25,9 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from rabbithole.research.evidence.claim_tokens import ClaimToken, claim_tokens, missing_tokens
+from rabbithole.research.evidence.figure_place import misplaced_figures
 
-__all__ = ["CitedText", "evidence_tokens", "missing_from"]
+__all__ = ["CitedText", "Contradiction", "contradictions", "evidence_tokens", "missing_from"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,25 +48,62 @@ class CitedText:
         return (stem,) if stem else ()
 
 
+@dataclass(frozen=True, slots=True)
+class Contradiction:
+    """A token of a claim its evidence contradicts: ``token`` as the claim writes it; ``instead`` what the
+    quote gives in its place where it states the claim's figure for another thing ("50 Millisievert"
+    under a claim's "100 Millisievert"), None where no cited quote states the token at all."""
+
+    token: ClaimToken
+    instead: str | None = None
+
+
+def _quotes(cited: Sequence[str | CitedText]) -> list[tuple[str, list[ClaimToken], list[ClaimToken]]]:
+    """Each quote read with single spaces (page text breaks lines anywhere: "20\nMillisievert"), its
+    tokens (a provision without a law belongs to the quote's document) and its section's provision."""
+    out: list[tuple[str, list[ClaimToken], list[ClaimToken]]] = []
+    for item in cited:
+        text = CitedText(item) if isinstance(item, str) else item
+        quote = " ".join(text.text.split())
+        section = claim_tokens(text.section, document_laws=text.laws) if text.section else []
+        out.append(
+            (
+                quote,
+                claim_tokens(quote, document_laws=text.laws),
+                [t for t in section if t.kind == "provision"],
+            )
+        )
+    return out
+
+
 def evidence_tokens(cited: Sequence[str | CitedText]) -> list[ClaimToken]:
     """The checkable tokens the cited evidence holds: those of each quote (a provision without a law
     belongs to the quote's document) and the provision each quote's section is."""
-    tokens: list[ClaimToken] = []
-    for item in cited:
-        text = CitedText(item) if isinstance(item, str) else item
-        # page text breaks lines anywhere ("20\nMillisievert"): read with single spaces
-        tokens += claim_tokens(" ".join(text.text.split()), document_laws=text.laws)
-        if text.section:
-            section = claim_tokens(text.section, document_laws=text.laws)
-            tokens += [t for t in section if t.kind == "provision"]
-    return tokens
+    return [t for _, tokens, section in _quotes(cited) for t in (*tokens, *section)]
+
+
+def contradictions(claim: str, cited: Sequence[str | CitedText]) -> list[Contradiction]:
+    """The claim's numbers, dates, amounts, percentages and provisions that no cited quote (nor its
+    section) states, and its figures the quotes state for another thing (with what they give there), in
+    the order written; empty when the evidence states every one where the claim puts it. Provisions are
+    checked only when every cited quote comes with its section: a quote without its place ("Wer eine
+    ortsfeste Anlage ... bedarf der Genehmigung.") does not say which § it is, so it cannot contradict
+    "§ 7 AtG"."""
+    text = " ".join(claim.split())
+    quotes = _quotes(cited)
+    evidence = [t for _, tokens, section in quotes for t in (*tokens, *section)]
+    tokens = claim_tokens(text)
+    missing = missing_tokens(tokens, evidence)
+    placed = bool(cited) and all(isinstance(c, CitedText) and c.section for c in cited)
+    found = [Contradiction(t) for t in missing if placed or t.kind != "provision"]
+    found += [
+        Contradiction(m.token, m.quoted.text)
+        for m in misplaced_figures((text, tokens), [(q, t) for q, t, _ in quotes])
+    ]
+    return sorted(found, key=lambda c: (c.token.start, c.token.end))
 
 
 def missing_from(claim: str, cited: Sequence[str | CitedText]) -> list[ClaimToken]:
-    """The claim's numbers, dates, amounts, percentages and provisions that no cited quote (nor its
-    section) states, in the order written; empty when every one is covered. Provisions are checked only
-    when every cited quote comes with its section: a quote without its place ("Wer eine ortsfeste Anlage
-    ... bedarf der Genehmigung.") does not say which § it is, so it cannot contradict "§ 7 AtG"."""
-    missing = missing_tokens(claim_tokens(" ".join(claim.split())), evidence_tokens(cited))
-    placed = bool(cited) and all(isinstance(c, CitedText) and c.section for c in cited)
-    return missing if placed else [t for t in missing if t.kind != "provision"]
+    """The claim's tokens its evidence contradicts (``contradictions``): not stated by any cited quote
+    (nor its section), or stated for another thing; in the order written, empty when none."""
+    return [c.token for c in contradictions(claim, cited)]
