@@ -144,3 +144,28 @@ async def test_a_pinned_provision_the_model_found_nothing_in_is_listed_with_its_
     assert page.text[listed.start : listed.end] == listed.quote  # verbatim, cut by offsets
     (warning,) = [w for w in result.warnings if w.startswith("pinned:")]
     assert "does not answer the question" in warning
+
+
+async def test_the_report_says_what_a_named_provision_provides_even_when_the_model_leaves_it_out(
+    research_services: Services, fake_ollama: FakeOllama
+) -> None:
+    """The model's sections cite everything but the provision's evidence (read first, so shown first): the
+    report still says what § 7 AtG provides, citing it, in its task's section."""
+    fake_ollama.script(reads_first_passage(answers=True), schema="Extraction")
+
+    def leave_it_out(request: RecordedRequest) -> dict[str, Any]:
+        ids = list(dict.fromkeys(re.findall(r'<passage id="([^"]+)"', request.prompt)))
+        return {
+            "claims": [
+                {"text": "Die Genehmigung setzt die erforderliche Vorsorge voraus.", "evidence": ids[1:3]}
+            ]
+        }
+
+    fake_ollama.script(leave_it_out, schema="SectionDraft")
+    result, _ = await run(research_services, ATG_7)
+    entry = only(result.pinned, "§ 7 des Atomgesetzes")
+    provision = [e for e in result.evidence if e.id in entry.evidence_ids]
+    assert provision and all(e.pinned for e in provision)
+    assert all(e.source is not None for e in provision)  # cited in the report
+    said = [c for c in result.claims if any(n == provision[0].source for n in c.citations)]
+    assert said and said[0].section == result.tasks[0].title

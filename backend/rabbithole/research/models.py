@@ -447,6 +447,7 @@ class EvidenceView(BaseModel):
     end: int
     fact: str = Field(description="The model's statement of the finding (never shown as a quote).")
     source: int | None = Field(None, description="Its number [n] in the report; null: not cited.")
+    pinned: bool = Field(False, description="From a provision the question or a task names.")
 
 
 class PinnedProvision(BaseModel):

@@ -54,6 +54,27 @@ def _guard(
     return {s.key or "": s for s in guarded.sections}, guarded.counts
 
 
+def _say_pinned(sections: list[DraftSection], planned: Sequence[SectionPlan]) -> None:
+    """A provision the question or a task names is said in the report: its finding (what it provides, or
+    the statement that it does not answer the question), citing it, in its task's section, when no
+    sentence cites it yet (issue 30)."""
+    cited = {i for s in sections for c in s.claims for i in c.evidence_ids}
+    by_heading = {s.heading: s for s in sections}
+    for p in planned:
+        missing = [e for e in p.task.evidence if e.pinned and e.id not in cited and e.fact.strip()]
+        if not missing:
+            continue
+        section = by_heading.get(p.heading)
+        if section is None:
+            section = DraftSection(heading=p.heading)
+            sections.append(section)
+            by_heading[p.heading] = section
+        section.claims.extend(DraftClaim(text=" ".join(e.fact.split()), evidence_ids=[e.id]) for e in missing)
+        cited.update(e.id for e in missing)
+    order = {p.heading: p.index for p in planned}
+    sections.sort(key=lambda s: order.get(s.heading, len(order)))
+
+
 def _removed(corrections: Sequence[ClaimCorrection]) -> int:
     return sum(1 for c in corrections if c.action == "removed")
 
@@ -120,6 +141,7 @@ def assemble_report(
                 note=notes_by_key.get(key),
             )
         )
+    _say_pinned(sections, planned)
     assembled = [a for a, _ in candidates.values()]
     claims = [c for s in sections for c in s.claims]
     # before the last pass an unusable section is a problem (it is written again); on the last, it was

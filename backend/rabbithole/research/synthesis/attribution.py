@@ -183,6 +183,7 @@ def build_result(
                 end=e.end,
                 fact=e.fact,
                 source=numbers.get(e.id),
+                pinned=e.pinned,
             )
             for e in evidence
         ],
