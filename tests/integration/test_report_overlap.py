@@ -110,7 +110,7 @@ async def test_the_outline_is_proposed_while_the_anchor_is_made(
 def gate_rule(request: Any) -> dict[str, Any]:
     """A gate that decides each reference by itself, whatever else it is shown with: it turns down a
     reference whose mention's length is a multiple of 3."""
-    lines = re.findall(r'^\[(\d+)\] in .*?: "(.*)" -> ', request.prompt, flags=re.MULTILINE)
+    lines = re.findall(r'^\[(\d+)\] "(.*)" -> ', request.prompt, flags=re.MULTILINE)
     return {
         "decisions": [
             {"index": int(i), "follow": len(mention) % 3 != 0, "reason": "rule"} for i, mention in lines
