@@ -166,3 +166,18 @@ def test_render_sources() -> None:
         '[2] StrlSchG.pdf, Seite 42 — "Zweites Zitat."'
     )
     assert render_sources([], heading="Sources", page_label="page") == ""
+
+
+def test_a_paragraph_starting_like_a_list_stays_a_paragraph() -> None:
+    """A finding such as "2. für Personen ..." (an assembled section's first sentence) is not a list item."""
+    sections = [
+        DraftSection(
+            heading="A",
+            claims=[DraftClaim(text="2. für Personen unter 18 Jahren gilt 1 mSv.", evidence_ids=["e1"])],
+        ),
+        DraftSection(heading="B", claims=[DraftClaim(text="- Ausnahmen sind möglich.", evidence_ids=["e1"])]),
+    ]
+    rendered = render_report(sections, {"e1"})
+    assert "\n\n2\\. für Personen unter 18 Jahren gilt 1 mSv [1].\n\n" in rendered.markdown + "\n\n"
+    assert rendered.markdown.endswith("\\- Ausnahmen sind möglich [1].")
+    assert rendered.claims[0].text == "2. für Personen unter 18 Jahren gilt 1 mSv."

@@ -171,7 +171,7 @@ def render_report(
             blocks.append(f"## {heading}")
         if section.note and section.note.strip():
             blocks.append(f"*{' '.join(strip_markers(section.note).split())}*")
-        blocks.append(" ".join(sentences))
+        blocks.append(_plain_paragraph(" ".join(sentences)))
     warnings = [
         f'Removed {count} citation{"s" if count > 1 else ""} of unknown evidence id "{evidence_id}".'
         for evidence_id, count in unknown.items()
@@ -184,6 +184,17 @@ def render_report(
         warnings=warnings,
         sources=numbers,
         same=source_of,
+    )
+
+
+_BLOCK_START = re.compile(r"^(\d+)([.)])(?=\s)|^([-+*>#])(?=\s)")
+
+
+def _plain_paragraph(text: str) -> str:
+    """A paragraph that Markdown reads as text: a start that would make it a list, a quote or a heading
+    ("2. für ..." from a finding, "- ...") is escaped."""
+    return _BLOCK_START.sub(
+        lambda m: f"{m.group(1)}\\{m.group(2)}" if m.group(1) else f"\\{m.group(3)}", text
     )
 
 
