@@ -23,6 +23,10 @@ package is installed; the goals hold for the configured one at ``research.suppor
 is measured at its own calibrated threshold, ``CALIBRATED``, and reported beside them). ``--sweep``: the
 tuning part's shares over a range of thresholds (how a threshold was chosen). ``--misses``: the pairs each
 flag gets wrong.
+Beside them, per part and label (no embedder involved): the pairs whose claim states a figure its quote
+gives beside another figure of the same unit ("several"), and those the figure's place flags (a figure the
+quote states for another thing, ``research.evidence.figure_place``), each named with what the quote gives
+there.
 """
 
 from __future__ import annotations
@@ -47,7 +51,8 @@ from benchmarks.common import (
     stopwatch,
 )
 from rabbithole.embeddings.base import FloatArray
-from rabbithole.research.evidence.consistency import CitedText
+from rabbithole.research.evidence.claim_tokens import claim_tokens
+from rabbithole.research.evidence.consistency import CitedText, contradictions
 from rabbithole.research.evidence.support import SupportChecker
 from rabbithole.research.models import Support
 
@@ -216,6 +221,39 @@ def misses(pairs: Sequence[Pair], supports: Sequence[Support]) -> None:
             )
 
 
+def several_figures(claim: str, quote: str) -> bool:
+    """Whether the claim states a figure (with its unit) of which the quote gives two values or more."""
+    units = {
+        t.key.partition(" ")[2] + t.kind for t in claim_tokens(" ".join(claim.split())) if t.kind != "number"
+    }
+    values: dict[str, set[str]] = {}
+    for t in claim_tokens(" ".join(quote.split())):
+        values.setdefault(t.key.partition(" ")[2] + t.kind, set()).add(t.key)
+    return any(len(values.get(unit, ())) > 1 for unit in units if not unit.startswith(("provision", "date")))
+
+
+def figure_places(pairs: Sequence[Pair], cited: Sequence[CitedText]) -> None:
+    """Per part and label: the pairs stating a figure their quote gives beside another of its unit, and
+    the pairs the figure's place flags, named with what the quote gives there."""
+    found = [
+        [c for c in contradictions(p.claim, [q]) if c.instead] for p, q in zip(pairs, cited, strict=True)
+    ]
+    rows: list[list[object]] = []
+    for part, held_out in (("tuning", False), ("held out", True)):
+        for label in LABELS:
+            index = [i for i, p in enumerate(pairs) if p.held_out == held_out and p.label == label]
+            several = [i for i in index if several_figures(pairs[i].claim, cited[i].text)]
+            rows.append([part, label, len(index), len(several), sum(bool(found[i]) for i in index)])
+    title = (
+        "\nthe figure's place: pairs stating a figure their quote gives beside another of its unit, flagged"
+    )
+    print_table(["part", "label", "n", "several", "flagged"], rows, title=title)
+    for pair, misplaced in zip(pairs, found, strict=True):
+        for c in misplaced:
+            part = "held out" if pair.held_out else "tuning"
+            print(f"  {pair.id} ({part}, {pair.label}): {c.token.text} where the quote gives {c.instead}")
+
+
 def measure(
     name: str,
     embed: Callable[[Sequence[str]], FloatArray],
@@ -296,6 +334,7 @@ def main(argv: list[str] | None = None) -> int:
             return pages[document][number]
 
         cited = cite_from_pages(pairs, page_text)
+        figure_places(pairs, cited)
         for name in names:
             at = threshold
             if name == configured:
