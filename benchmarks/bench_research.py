@@ -2,7 +2,7 @@
 research dev set (benchmarks/data/research_dev.yaml).
 
     python -m benchmarks.bench_research [--quick] [--questions rd01,rd12] [--skip-timing] [--skip-dev]
-                                        [--skip-languages] [--skip-weak] [--weak-full] [-v]
+                                        [--skip-languages] [--skip-weak] [--weak-full] [--skip-tokens] [-v]
 
 The shared sample index (bench-data/sample-*, ingested once) is copied into a scratch data dir, so the runs'
 registry and checkpoints never touch it. The LLM is the fake Ollama server (rabbithole.devtools.fake_ollama:
@@ -43,6 +43,11 @@ Measured:
    in the final reports. Goals with the weak profile: 0 failed runs, 0 placeholder headings, 0 repeated
    sentences, quotes verbatim 100 %. Over the --quick subset (8 questions) unless --weak-full or
    --questions; --skip-weak leaves it out.
+6. Tokens of the default quick run (issue 24; benchmarks/research_tokens.py): prompt tokens per run by step
+   and in all, with the gold recall beside them, today, today with the whole JSON schema in each prompt
+   (llm.schema_prompt = full) and the code before issue 24 (98d1430, a worker process) in the same run; the
+   prompts the context window trimmed. Goals: at most half of the code before's prompt tokens at equal gold
+   recall (within 0.01); 0 prompts trimmed. --skip-tokens leaves it out.
 
 --quick: one question per language and kind (8 of 24) and no depth-0 pass of the call count; goals are
 indicative then.
@@ -715,6 +720,10 @@ async def measure(args: Any, data_dir: Path, shared: Path, goals: list[Goal]) ->
                     "research", services, shared, selected_questions(args, weak=True), goals,
                     title="5. the weak model: quick runs at the default depth", verbose=args.verbose,
                 )  # fmt: skip
+            if not args.skip_tokens:
+                from benchmarks.research_tokens import measure_tokens
+
+                await measure_tokens(services, fake, shared, questions, goals)
     finally:
         fake.close()
 
@@ -730,6 +739,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-weak", action="store_true", help="leave out the weak model (measurement 5)")
     parser.add_argument(
         "--weak-full", action="store_true", help="the weak model over all dev questions (default: 8)"
+    )
+    parser.add_argument(
+        "--skip-tokens", action="store_true", help="leave out the tokens of the quick run (measurement 6)"
     )
     parser.add_argument("--repeat", type=int, default=0, help="timed runs per setting (default 3, --quick 1)")
     parser.add_argument("--verbose", "-v", action="store_true", help="list every run's problems")
