@@ -55,12 +55,12 @@ def valid(request: RecordedRequest) -> dict[str, Any]:
 
 
 async def report(
-    sample_index: Services, fake: FakeOllama, **research: Any
+    sample_index: Services, fake: FakeOllama, grade: dict[str, Any] = PASSED, **research: Any
 ) -> tuple[ResearchResult, list[dict[str, Any]]]:
     """The report on the sample (two research sections and a conclusion citing nothing), approved as
     proposed, no refinement, every grade passing; with these research settings. Its result and events."""
     fake.script(OUTLINE, schema="OutlineDraft")
-    fake.script(PASSED, schema="SectionGradeJudgement")
+    fake.script(grade, schema="SectionGradeJudgement")
     fake.script({"claims": [{"text": CONCLUSION, "evidence": []}]}, schema="FramingText")
     settings = sample_index.settings.model_copy(
         update={
@@ -259,3 +259,18 @@ async def test_a_report_with_the_weak_model_finishes_without_junk(
     assert len(result.assembled_sections) == checks.sections_assembled
     for assembled in result.assembled_sections:
         assert f"## {assembled.heading}\n\n*{assembled.note}" in result.report_markdown
+
+
+async def test_a_section_the_models_grade_failed_fails_the_checks(
+    sample_index: Services, fake_ollama: FakeOllama
+) -> None:
+    """The model's grades are one input to the verdict: a section shown as written that its grade failed is
+    a problem of the report (no follow-up queries, so no second round)."""
+    failed = {"passed": False, "missing": ["die Organdosis"], "follow_up_queries": [], "corpus_queries": []}
+    result, _ = await report(sample_index, fake_ollama, grade=failed)
+    assert result.checks is not None and not result.checks.passed
+    graded = [p for p in result.checks.problems if p.kind == "failed_grade"]
+    shown = {s.title for s in result.sections or [] if s.research and s.evidence}
+    assembled = {a.heading for a in result.assembled_sections}
+    assert {p.section for p in graded} == shown - assembled and graded
+    assert all("missing die Organdosis" in p.detail for p in graded)

@@ -265,7 +265,7 @@ class Support(BaseModel):
         "it cites (nor their sections): the evidence contradicts it.",
     )
     missing: list[str] = Field(
-        default_factory=list, description="Those tokens of the claim, as written (\"20 mSv\", \"§ 9 AtG\")."
+        default_factory=list, description='Those tokens of the claim, as written ("20 mSv", "§ 9 AtG").'
     )
     reason: Literal["contradiction", "weak"] | None = Field(
         None, description="Why it is flagged: contradiction first, else weak; None when not flagged."
@@ -344,7 +344,14 @@ class TextGuards(BaseModel):
 
 
 ProblemKind = Literal[
-    "no_answer", "empty", "repeated", "uncited", "wrong_language", "weak_support", "contradiction"
+    "no_answer",
+    "empty",
+    "repeated",
+    "uncited",
+    "wrong_language",
+    "weak_support",
+    "contradiction",
+    "failed_grade",
 ]
 
 

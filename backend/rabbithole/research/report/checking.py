@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from rabbithole.research.evidence.citations import DraftSection
 from rabbithole.research.guards import GuardClaim, GuardSection
 from rabbithole.research.language import language_name
-from rabbithole.research.models import AssembledSection, Evidence, ReportChecks, TextGuards
+from rabbithole.research.models import AssembledSection, Evidence, QualityProblem, ReportChecks, TextGuards
 from rabbithole.research.report.assembly import guarded_report, merged_drafts
 from rabbithole.research.report.models import SectionResult
 from rabbithole.research.report.unread import unread_sentence
@@ -143,6 +143,20 @@ def checked_report(
         cited=sum(1 for c in claims if c.evidence_ids),
         sentences=len(claims),
     )
+    # the model's own grade of a section it wrote is one input to the verdict: a failed one is a problem
+    graded = [
+        QualityProblem(
+            kind="failed_grade",
+            section=sections[i].section.title,
+            detail="the model's grade failed it"
+            + (": missing " + "; ".join(grade.missing) if grade.missing else ""),
+        )
+        for i in sorted(written_ok)
+        if (grade := sections[i].grade) is not None and not grade.passed
+    ]
+    if graded:
+        problems = [*report.problems, *graded]
+        report = report.model_copy(update={"problems": problems, "passed": False})
     notes = [
         f"section '{a.heading}': {english['assembled']} ({english[REASONS[failures[a.task_id][0]]]})"
         for a in assembled
