@@ -109,7 +109,7 @@ async def run_all(services: Services, questions: list[PinnedQuestion]) -> list[P
         try:
             result = await run_research(services, q.question, [SAMPLE_COLLECTION], overrides=OVERRIDES)
         except Exception as exc:  # a failed run finds nothing; it is listed
-            scores.append(PinnedScore(q, False, False, False, f"{type(exc).__name__}: {exc}"))
+            scores.append(PinnedScore(q, False, False, False, error=f"{type(exc).__name__}: {exc}"))
             continue
         scores.append(score(services, q, result))
     return scores
