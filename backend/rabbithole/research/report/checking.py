@@ -18,19 +18,11 @@ from dataclasses import dataclass, field
 from rabbithole.research.evidence.citations import DraftSection
 from rabbithole.research.guards import GuardClaim, GuardSection
 from rabbithole.research.language import language_name
-from rabbithole.research.models import (
-    AssembledSection,
-    ClaimCorrection,
-    Evidence,
-    QualityProblem,
-    ReportChecks,
-    TextGuards,
-)
+from rabbithole.research.models import AssembledSection, Evidence, QualityProblem, ReportChecks, TextGuards
 from rabbithole.research.report.assembly import guarded_report, merged_drafts
 from rabbithole.research.report.models import SectionResult
 from rabbithole.research.report.unread import unread_sentence
 from rabbithole.research.synthesis.checks import Failure, check_section, report_checks
-from rabbithole.research.synthesis.consistency import correct_claims
 from rabbithole.research.synthesis.prompts import labels
 from rabbithole.research.synthesis.sections import SectionDraft as WrittenSection
 from rabbithole.research.synthesis.sections import assembled_section
@@ -94,19 +86,12 @@ def checked_report(
         if r.section.research and r.evidence and r.passages_unread
     }
     # what the model wrote (an invalid answer: nothing), with the note of passages it could not read
-    # a sentence stating a figure or provision its quotes do not is replaced or removed (as in a research run)
-    corrections: list[ClaimCorrection] = []
-    removed: dict[int, int] = {}
-    written: list[DraftSection] = []
-    for i, (r, d) in enumerate(zip(sections, drafts, strict=True)):
-        if i not in measured:
-            written.append(d)
-            continue
-        evidence = {e.id: e for e in _mapped(r.evidence, mapping)}
-        claims, fixed = correct_claims(r.section.title, d.claims if r.answered else [], evidence)
-        corrections += fixed
-        removed[i] = sum(1 for c in fixed if c.action == "removed")
-        written.append(d.model_copy(update={"claims": claims, "note": unread.get(r.section.id)}))
+    written = [
+        d.model_copy(update={"claims": d.claims if r.answered else [], "note": unread.get(r.section.id)})
+        if i in measured
+        else d
+        for i, (r, d) in enumerate(zip(sections, drafts, strict=True))
+    ]
     first = guarded_report(title, sections, written, question=question, language=language)
     after_guards = {r.section.id: d for r, d in first.sections}
     checks = {
@@ -120,7 +105,6 @@ def checked_report(
                 language_ok=sections[i].language_ok,
             ),
             _guarded(after_guards.get(sections[i].section.id)),
-            removed=removed.get(i, 0),
         )
         for i in measured
     }
@@ -173,21 +157,10 @@ def checked_report(
     if graded:
         problems = [*report.problems, *graded]
         report = report.model_copy(update={"problems": problems, "passed": False})
-    shown_corrections = [c for c in corrections if c.section not in {a.heading for a in assembled}]
-    report = report.model_copy(
-        update={"contradictions": len(shown_corrections), "corrections": shown_corrections}
-    )
     notes = [
         f"section '{a.heading}': {english['assembled']} ({english[REASONS[failures[a.task_id][0]]]})"
         for a in assembled
     ]
-    if shown_corrections:
-        notes.append(
-            f"{len(shown_corrections)} sentence(s) stated a number, date or provision their evidence does "
-            "not: "
-            f"{sum(c.action == 'rewritten' for c in shown_corrections)} replaced by the finding they cite, "
-            f"{sum(c.action == 'removed' for c in shown_corrections)} removed"
-        )
     notes += [
         f"section '{sections[i].section.title}': not in the report's language ({language_name(language)})"
         for i in sorted(written_ok)
