@@ -152,7 +152,9 @@ def test_goals_hold_today_weak_runs_and_name_the_code_before() -> None:
         "report",
     )  # fmt: skip
     assert [g.passed for g in failing] == [False] * 5
-    assert all(g.fails_run for g in failing)
+    # issue 24's targets are [OPEN] while it is open; the evidence principle's misses fail the benchmark
+    assert [g.verdict for g in failing] == ["OPEN", "OPEN", "OPEN", "FAIL", "FAIL"]
+    assert [g.fails_run for g in failing] == [False, False, False, True, True]
     assert "before" not in failing[0].detail  # no code before measured: nothing to name
 
 
