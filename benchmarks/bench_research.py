@@ -13,7 +13,8 @@ Measured:
 1. LLM calls of one quick run (question rd18, English over the German laws) by kind, as the run reports
    them (``ResearchResult.llm_calls``) and as the fake server recorded them (chat requests, retries
    included): with the configured settings (the fake plans the fewest tasks the plan schema allows: 3) and
-   with a plan of 5 tasks (``research.min_tasks = 5``). Goal: at most 40 for 5 tasks at the default depth.
+   with a plan of 5 tasks (``research.min_tasks = 5``). Goal: at most 50 for 5 tasks at the default depth
+   (40 before issue 24's report in sections; see MAX_CALLS).
    Baseline: the 5-task run at depth 0.
 2. Wall time of the 5-task run with the fake at 300 ms per call: default concurrency against concurrency 1
    in the same process, best of --repeat runs each (alternating; the machine may be shared), beside the
@@ -86,7 +87,12 @@ if TYPE_CHECKING:
 
 RESEARCH_DEV = DATA_DIR / "research_dev.yaml"
 CALLS_QUESTION = "rd18"  #: the question of the call count and the timing (English, broad, 3 gold sections)
-MAX_CALLS = 40  #: goal: LLM calls of a default quick run with 5 tasks
+#: goal: LLM calls of a default quick run with 5 tasks. 40 until issue 24; since then the report is written
+#: one call per section (5) with one rewrite of the sections the checks fail (up to 5 more: the fake's German
+#: sentences fail an English question's language check in every section), where one report call and its
+#: language retry stood, and an English question's translation is one call: 50. The calls are smaller:
+#: prompt tokens per run fell by 27% (measurement 6), which is what a model on CPU pays for.
+MAX_CALLS = 50
 MIN_SPEEDUP = 3.0  #: goal: parallel against concurrency 1
 LATENCY_MS = 300  #: fake Ollama latency per call for the timing
 LEGACY_CALLS = "about 120 + 1 per reference"  #: the replaced system's default run (issue 7)
