@@ -311,3 +311,13 @@ def test_terminal_outline_editor_commands() -> None:
         edit_outline(sections, "d 9")
     with pytest.raises(ValueError):
         edit_outline(sections, "x 1")
+
+
+def test_a_placeholder_heading_becomes_where_its_evidence_stands_when_the_outline_has_nothing_real() -> None:
+    """A weak model's outline: "Section 1" as title, "Section heading" as its question. The heading shown is
+    where its evidence stands, not the guards' last resort "Teil 1" (itself a placeholder)."""
+    section = SectionSpec(id="s1", title="Section 1", research=True, questions=["Section heading"])
+    item = evidence("e1", 0).model_copy(update={"section": "§ 78", "heading": "§ 78 Dosisgrenzwerte"})
+    done = result(section, [item], [["e1"]])
+    guarded = assembly.guarded_report("Thema", [done], [done.draft], question="Thema", language="de")
+    assert [d.heading for _, d in guarded.sections] == ["§ 78 Dosisgrenzwerte"]

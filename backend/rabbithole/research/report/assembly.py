@@ -16,7 +16,7 @@ from rabbithole.research.evidence.citations import (
     same_source,
     source_location,
 )
-from rabbithole.research.guards import GuardClaim, GuardSection, guard_draft
+from rabbithole.research.guards import GuardClaim, GuardSection, guard_draft, is_placeholder
 from rabbithole.research.models import ClaimView, Evidence, Source, TextGuards
 from rabbithole.research.report.models import SectionResult
 
@@ -62,6 +62,20 @@ class GuardedReport:
     counts: TextGuards
 
 
+def _heading_hint(result: SectionResult) -> str | None:
+    """What a section's placeholder heading becomes: its first question, its description, or where its
+    evidence stands ("StrlSchG § 78: Dosisgrenzwerte ..."), whichever is real text first (a weak model's
+    outline can hold placeholders everywhere; a numbered "Teil k" is the guards' last resort)."""
+    places = [
+        e.heading.strip()
+        if e.section and e.heading.strip().startswith(e.section)
+        else " ".join(p for p in (e.section, e.heading.strip()) if p)
+        for e in result.evidence
+    ]
+    candidates = [*result.section.questions, result.section.description, *places]
+    return next((c.strip() for c in candidates if c.strip() and not is_placeholder(c)), None)
+
+
 def guarded_report(
     title: str,
     sections: Sequence[SectionResult],
@@ -84,7 +98,7 @@ def guarded_report(
             GuardSection(
                 d.heading,
                 [GuardClaim(c.text, list(c.evidence_ids)) for c in d.claims],
-                hint=r.section.questions[0] if r.section.questions else None,
+                hint=_heading_hint(r),
                 key=r.section.id,
             )
             for r, d in pairs
