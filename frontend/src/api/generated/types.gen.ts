@@ -520,6 +520,12 @@ export type EvidenceView = {
      * Its number [n] in the report; null: not cited.
      */
     source?: number | null;
+    /**
+     * Pinned
+     *
+     * From a provision the question or a task names.
+     */
+    pinned?: boolean;
 };
 
 /**
@@ -947,7 +953,7 @@ export type QualityProblem = {
     /**
      * Kind
      */
-    kind: 'no_answer' | 'empty' | 'repeated' | 'uncited' | 'wrong_language' | 'weak_support' | 'contradiction';
+    kind: 'no_answer' | 'empty' | 'repeated' | 'uncited' | 'wrong_language' | 'weak_support' | 'contradiction' | 'failed_grade';
     /**
      * Section
      */
