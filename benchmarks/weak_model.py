@@ -96,6 +96,7 @@ def summary_rows(runs: Sequence[WeakRun], labels: Mapping[str, str]) -> tuple[li
         ("gold recall, cited", lambda k: share(k, "cited_gold", "gold")),
         ("placeholder headings", lambda k: sum(len(r.placeholders) for r in groups[k])),
         ("repeated sentences", lambda k: total(k, "repeated")),
+        ("contradictions left (issue 30)", lambda k: sum(len(r.contradictions) for r in groups[k])),
         ("s / run", lambda k: mean([r.seconds for r in groups[k]])),
     ]  # fmt: skip
     headers = ["measure", *(f"{p}, {labels[c]}" for p, c in columns)]
@@ -121,6 +122,7 @@ def weak_goals(runs: Sequence[WeakRun], what: str) -> list[Goal]:
     quotes, verbatim = sum(r.quotes for r in weak), sum(r.verbatim for r in weak)
     placeholders = sum(len(r.placeholders) for r in weak)
     repeated = sum(r.repeated for r in weak)
+    left = sum(len(r.contradictions) for r in weak)
     outside = sum(r.outside for r in weak)
     before = [r for r in runs if r.profile == "weak" and r.code == "before"]
 
@@ -140,6 +142,8 @@ def weak_goals(runs: Sequence[WeakRun], what: str) -> list[Goal]:
              f"{placeholders}{was(lambda b: sum(len(r.placeholders) for r in b))}", open_issue=ISSUE),
         Goal(f"{what}, weak model: 0 repeated sentences in final reports", bool(weak) and repeated == 0,
              f"{repeated}{was(lambda b: sum(r.repeated for r in b))}", open_issue=ISSUE),
+        Goal(f"{what}, weak model: 0 contradictions left in final reports", bool(weak) and left == 0,
+             f"{left}{was(lambda b: sum(len(r.contradictions) for r in b))}", open_issue=30),
         Goal(f"{what}, weak model: quotes verbatim = 100%", quotes > 0 and verbatim == quotes,
              f"{quotes_of(weak)}{was(quotes_of)}"),
         Goal(f"{what}, weak model: citations outside the retrieved set = 0", outside == 0,

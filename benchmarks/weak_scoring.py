@@ -42,6 +42,9 @@ class WeakRun:
     cited_gold: int = 0
     placeholders: list[str] = field(default_factory=list)
     repeats: list[tuple[str, int]] = field(default_factory=list)
+    contradictions: list[str] = field(
+        default_factory=list
+    )  # final sentences stating what their quotes do not
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -66,6 +69,22 @@ def fake_tokens(records: Sequence[Mapping[str, Any]]) -> tuple[int, int]:
 def guards_triggered(text_guards: Mapping[str, Any]) -> int:
     """The sum of the guards' counts (a replaced title counts 1)."""
     return sum(int(v) for v in text_guards.values() if isinstance(v, int | bool))
+
+
+def contradictions_left(result: Any) -> list[str]:
+    """The final report's sentences stating a number, date, amount, percentage or provision that none of
+    the sources they cite states (research.evidence.consistency, as the run's own check: issue 30's goal is
+    none left)."""
+    from rabbithole.research.evidence.consistency import CitedText, missing_from
+
+    by_number = {s.n: s for s in result.sources}
+    left: list[str] = []
+    for claim in result.claims:
+        cited = [by_number[n] for n in claim.citations if n in by_number]
+        quotes = [CitedText(s.quote, s.document, s.section) for s in cited]
+        if quotes and missing_from(claim.text, quotes):
+            left.append(claim.text)
+    return left
 
 
 def cited_sections(result: Any) -> list[tuple[str, str | None]]:
@@ -130,11 +149,13 @@ def score_weak_run(
         cited_gold=cited_found,
         placeholders=placeholder_headings(result.report_markdown),
         repeats=repeated_sentences(result.report_markdown),
+        contradictions=contradictions_left(result),
     )
     add_requests(run, raw.get("requests") or [])
     run.problems += [f"[{q.n}] quote: {q.reason}" for q in quotes if not q.verbatim]
     run.problems += [f"[{n}] outside: {why}" for n, why in outside]
     run.problems += [f"placeholder heading: {h!r}" for h in run.placeholders]
     run.problems += [f"sentence {n}x: {s[:100]!r}" for s, n in run.repeats]
+    run.problems += [f"contradicts its quotes: {s[:100]!r}" for s in run.contradictions]
     run.problems += [f"gold not cited: {d} {s}" for d, s in cited_missing]
     return run

@@ -141,20 +141,21 @@ def test_goals_hold_today_weak_runs_and_name_the_code_before() -> None:
         WeakRun(QUESTION, "before", "weak", True, "failed", 1.0, gold=1),
     ]
     goals = weak_goals(runs, "research")
-    assert [g.passed for g in goals] == [True] * 5
+    assert [g.passed for g in goals] == [True] * 6
     assert goals[0].detail == "0 of 1; before: 1 of 2"
     assert goals[2].detail == "0; before: 13"
 
     failing = weak_goals(
         [finished("now", "weak", placeholders=["Teil 1"], repeats=[("ein satz der sich wiederholt", 2)],
-                  verbatim=3, outside=1),
+                  contradictions=["Der Grenzwert beträgt 20 Millisievert."], verbatim=3, outside=1),
          WeakRun(QUESTION, "now", "weak", True, "failed", 1.0, gold=1)],
         "report",
     )  # fmt: skip
-    assert [g.passed for g in failing] == [False] * 5
-    # issue 24's targets are [OPEN] while it is open; the evidence principle's misses fail the benchmark
-    assert [g.verdict for g in failing] == ["OPEN", "OPEN", "OPEN", "FAIL", "FAIL"]
-    assert [g.fails_run for g in failing] == [False, False, False, True, True]
+    assert [g.passed for g in failing] == [False] * 6
+    # issue 24's and 30's targets are [OPEN] while open; the evidence principle's misses fail the benchmark
+    assert [g.verdict for g in failing] == ["OPEN", "OPEN", "OPEN", "OPEN", "FAIL", "FAIL"]
+    assert [g.fails_run for g in failing] == [False, False, False, False, True, True]
+    assert failing[3].detail == "1"
     assert "before" not in failing[0].detail  # no code before measured: nothing to name
 
 
@@ -185,3 +186,19 @@ def test_a_code_before_that_cannot_be_had_says_why(monkeypatch: pytest.MonkeyPat
     assert missing.backend is None
     assert missing.why  # printed as "baseline unavailable: <why>"
     assert not any(tmp_path.glob("code-*"))
+
+
+def test_a_sentence_stating_a_figure_its_quote_does_not_is_a_contradiction_left() -> None:
+    from types import SimpleNamespace
+
+    from benchmarks.weak_scoring import contradictions_left
+
+    quote = "Für Personen unter 18 Jahren beträgt der Grenzwert 1 Millisievert im Kalenderjahr."
+    source = SimpleNamespace(n=1, quote=quote, document="StrlSchG.pdf", section="§ 78")
+    claims = [
+        SimpleNamespace(text="Unter 18 Jahren gilt 20 Millisievert.", citations=[1]),
+        SimpleNamespace(text="Unter 18 Jahren gilt 1 mSv im Kalenderjahr.", citations=[1]),
+        SimpleNamespace(text="Es gelten 5 Ausnahmen.", citations=[]),  # uncited: not checked here
+    ]
+    result = SimpleNamespace(sources=[source], claims=claims)
+    assert contradictions_left(result) == ["Unter 18 Jahren gilt 20 Millisievert."]
