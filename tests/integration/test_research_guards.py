@@ -150,6 +150,10 @@ async def test_a_figure_the_evidence_does_not_state_never_reaches_the_report(
     assert mine and all(c.missing == ["987 Millisievert"] for c in mine)
     assert all(c.missing for c in result.checks.corrections)  # the fake's own sentences may state others
     assert any("stated a number, date or provision their evidence does not" in w for w in result.warnings)
+    document = open_docx(io.BytesIO(docx_bytes(result)))  # the export says so too
+    paragraphs = [p.text for p in document.paragraphs]
+    assert "Sätze, die ihren Belegen widersprachen" in paragraphs
+    assert any(swapped in p and "987 Millisievert nicht in den Belegen" in p for p in paragraphs)
     by_number = {e.source: e for e in result.evidence if e.source is not None}
     for claim in result.claims:  # every figure a sentence states, a quote it cites states
         stated = [

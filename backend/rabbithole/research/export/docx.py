@@ -23,7 +23,7 @@ from docx.text.paragraph import Paragraph
 from rabbithole.research.export import DOCX_MEDIA_TYPE
 from rabbithole.research.export.labels import labels
 from rabbithole.research.export.markdown_blocks import Block, Span, inline_spans, parse_blocks
-from rabbithole.research.models import ClaimView, QualityScores, ResearchResult, Source
+from rabbithole.research.models import ClaimView, QualityScores, ReportChecks, ResearchResult, Source
 
 __all__ = ["DOCX_MEDIA_TYPE", "docx_bytes", "render_docx", "write_docx"]
 
@@ -59,6 +59,8 @@ def render_docx(result: ResearchResult) -> Document:
             doc.add_paragraph(warning, style="List Bullet")
     if result.quality is not None:
         _add_quality(doc, result.quality, words)
+    if result.checks is not None:
+        _add_checks(doc, result.checks, words)
     return doc
 
 
@@ -229,6 +231,23 @@ def _location(source: Source, words: dict[str, str]) -> list[str]:
 def _chain_step(document: str, page: int, mention: str | None, words: dict[str, str]) -> str:
     step = f"{document} {words['page']} {page}"
     return f"{step} ({mention})" if mention else step
+
+
+def _add_checks(doc: Document, checks: ReportChecks, words: dict[str, str]) -> None:
+    """The measured checks: the verdict, each problem with its section and sentence, and the sentences that
+    contradicted their evidence (what the model wrote, what its evidence did not state, what was done)."""
+    doc.add_heading(words["checks"], level=1)
+    doc.add_paragraph(words["checks_passed"] if checks.passed else words["checks_failed"])
+    for problem in checks.problems:
+        where = " – ".join(p for p in (problem.section, problem.sentence) if p)
+        doc.add_paragraph(f"{problem.detail}{f' ({where})' if where else ''}", style="List Bullet")
+    if checks.corrections:
+        doc.add_paragraph().add_run(words["corrections"]).bold = True
+        for c in checks.corrections:
+            done = words[c.action] + (f": {c.replacement}" if c.replacement else "")
+            quoted = f"{words['open_quote']}{c.sentence}{words['close_quote']}"
+            text = f"{c.section}: {quoted} ({', '.join(c.missing)} {words['not_in_evidence']}); {done}"
+            doc.add_paragraph(text, style="List Bullet")
 
 
 def _add_quality(doc: Document, quality: QualityScores, words: dict[str, str]) -> None:
