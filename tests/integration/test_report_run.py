@@ -4,6 +4,7 @@ over kb/sample, with the real Ollama client talking to the fake Ollama."""
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
@@ -13,6 +14,7 @@ import pytest
 
 from rabbithole.core.config import ReportSettings
 from rabbithole.devtools.fake_ollama import FakeOllama
+from rabbithole.devtools.fake_ollama.state import RecordedRequest
 from rabbithole.research.context import ResearchContext
 from rabbithole.research.evidence.citations import strip_markers
 from rabbithole.research.models import Evidence, ResearchResult
@@ -248,6 +250,26 @@ async def test_failing_grade_searches_again_up_to_the_bound(
     assert_report_is_sound(research_services, result)
 
 
+_PASSAGE = re.compile(r'<passage id="([^"]+)"[^>]*>(.*?)</passage>', re.DOTALL)
+_CITED_IDS = re.compile(r" \[([^\]\[]+)\]$", re.MULTILINE)
+RESEARCHED = ("Dosisgrenzwerte", "Strahlenschutzbereiche")
+
+
+def prompt_text(request: RecordedRequest) -> str:
+    return "\n".join(str(m.get("content", "")) for m in request.messages)
+
+
+def quoting(request: RecordedRequest) -> dict[str, Any]:
+    """A section written as the quotes of its first two passages, each citing its own passage: sentences
+    whose figures and provisions their evidence states (the fake's own sentences copy figures from the
+    prompt and cite any id, so compile would correct them)."""
+    claims = []
+    for pid, body in _PASSAGE.findall(prompt_text(request))[:2]:
+        quote = body[body.index('\n"') + 2 : body.rindex('" (')]
+        claims.append({"text": " ".join(quote.split()), "evidence": [pid]})
+    return {"claims": claims}
+
+
 async def test_refinement_rewrites_only_the_named_section(
     research_services: Services, fake_ollama: FakeOllama
 ) -> None:
@@ -262,10 +284,13 @@ async def test_refinement_rewrites_only_the_named_section(
         ]
     }
     fake_ollama.script(review, schema="ReportReview")
+    fake_ollama.script(quoting, schema="SectionText")
     runner, view = await start(research_services, refinement_rounds=1)
     view = await runner.advance(view.record.id, {"action": "approve"})
     result = view.result
-    assert result is not None and result.sections is not None
+    assert result is not None and result.sections is not None and result.checks is not None
+    # each researched sentence states what its quote does: shown as written (the Fazit's fake text is not)
+    assert not [c for c in result.checks.corrections if c.section in (*RESEARCHED, "Einleitung")]
     by_id = {s.id: s for s in result.sections}
     assert by_id["s2"].refined == 1 and by_id["s1"].refined == 0 and by_id["s3"].refined == 0
     assert result.llm_calls["review"] == 1
@@ -285,14 +310,43 @@ async def test_framing_sections_cite_the_numbers_of_the_researched_ones(
     research_services: Services, fake_ollama: FakeOllama
 ) -> None:
     fake_ollama.script(outline(True, True, False, False), schema="OutlineDraft")
+    fake_ollama.script(quoting, schema="SectionText")
     runner, view = await start(research_services, refinement_rounds=0)
     view = await runner.advance(view.record.id, {"action": "approve"})
     result = view.result
-    assert result is not None
-    researched = [c for c in result.claims if c.section in ("Dosisgrenzwerte", "Strahlenschutzbereiche")]
+    assert result is not None and result.checks is not None
+    # the researched sentences state what their quotes do, so they keep every citation they were written with
+    assert not [c for c in result.checks.corrections if c.section in RESEARCHED]
+    researched = [c for c in result.claims if c.section in RESEARCHED]
     framing = [c for c in result.claims if c.section in ("Einleitung", "Fazit")]
     research_numbers = {n for c in researched for n in c.citations}
     assert framing and {n for c in framing for n in c.citations} <= research_numbers
+    assert_report_is_sound(research_services, result)
+
+
+async def test_a_framing_sentence_stating_a_figure_its_quotes_do_not_is_corrected(
+    research_services: Services, fake_ollama: FakeOllama
+) -> None:
+    """Issue 30: a framing section cites the research sections' evidence and is corrected against it."""
+    swapped = "Der Grenzwert beträgt 987 Millisievert im Kalenderjahr."
+
+    def framing(request: RecordedRequest) -> dict[str, Any]:
+        first = _CITED_IDS.findall(prompt_text(request))[0].split(", ")[0]
+        return {"claims": [{"text": swapped, "evidence": [first]}]}
+
+    fake_ollama.script(outline(True, True, False, False), schema="OutlineDraft")
+    fake_ollama.script(quoting, schema="SectionText")
+    fake_ollama.script(framing, schema="FramingText")
+    runner, view = await start(research_services, refinement_rounds=0)
+    view = await runner.advance(view.record.id, {"action": "approve"})
+    result = view.result
+    assert result is not None and result.checks is not None
+    assert "987" not in result.report_markdown
+    mine = [c for c in result.checks.corrections if c.sentence == swapped]
+    assert {c.section for c in mine} == {"Einleitung", "Fazit"}
+    assert all(c.missing == ["987 Millisievert"] for c in mine)
+    assert result.checks.contradictions == len(result.checks.corrections) >= 2
+    assert any("stated a number, date or provision" in w for w in result.warnings)
     assert_report_is_sound(research_services, result)
 
 

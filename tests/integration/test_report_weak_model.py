@@ -274,3 +274,24 @@ async def test_a_section_the_models_grade_failed_fails_the_checks(
     assembled = {a.heading for a in result.assembled_sections}
     assert {p.section for p in graded} == shown - assembled and graded
     assert all("missing die Organdosis" in p.detail for p in graded)
+
+
+async def test_a_figure_the_evidence_does_not_state_never_reaches_the_report(
+    sample_index: Services, fake_ollama: FakeOllama
+) -> None:
+    """Issue 30 in report mode: each section also states "987 Millisievert", citing a quote that does not."""
+    swapped = "Der Grenzwert beträgt 987 Millisievert im Kalenderjahr."
+
+    def answer(request: RecordedRequest) -> dict[str, Any]:
+        body = valid(request)
+        ids = list(dict.fromkeys(_PASSAGE_ID.findall(prompt_of(request))))[:1]
+        body["claims"] = [{"text": swapped, "evidence": ids}, *body["claims"]]
+        return body
+
+    fake_ollama.script(answer, schema="SectionText")
+    result, _ = await report(sample_index, fake_ollama)
+    assert "987" not in result.report_markdown
+    assert result.checks is not None and result.checks.contradictions >= 1
+    mine = [c for c in result.checks.corrections if c.sentence == swapped]
+    assert mine and all(c.missing == ["987 Millisievert"] for c in mine)
+    assert any("stated a number, date or provision" in w for w in result.warnings)

@@ -8,7 +8,13 @@ half repeats or more than half uncited makes it unusable, and it is shown assemb
 labelled under its heading with the reason and listed (``AssembledSection``). A section that read passages
 it could not read says so under its heading; one that found nothing keeps its statement (no evidence, or
 the passages the model could not read), which is never marked uncited. Framing sections are guarded with
-the others but not measured: they have no findings of their own to fall back to."""
+the others but not measured: they have no findings of their own to fall back to.
+
+Before the guards, a sentence of any section stating a number, date, amount, percentage or provision none
+of its cited quotes states is replaced by a cited finding whose own quote states it, or removed
+(``synthesis.consistency.correct_claims``, as in a research run): a research section against its own
+evidence, a framing section against the research sections' evidence it cites. Each is recorded in the
+checks (``corrections``, ``contradictions``; not those of a section shown assembled) and warned."""
 
 from __future__ import annotations
 
@@ -18,11 +24,19 @@ from dataclasses import dataclass, field
 from rabbithole.research.evidence.citations import DraftSection
 from rabbithole.research.guards import GuardClaim, GuardSection
 from rabbithole.research.language import language_name
-from rabbithole.research.models import AssembledSection, Evidence, QualityProblem, ReportChecks, TextGuards
+from rabbithole.research.models import (
+    AssembledSection,
+    ClaimCorrection,
+    Evidence,
+    QualityProblem,
+    ReportChecks,
+    TextGuards,
+)
 from rabbithole.research.report.assembly import guarded_report, merged_drafts
 from rabbithole.research.report.models import SectionResult
 from rabbithole.research.report.unread import unread_sentence
 from rabbithole.research.synthesis.checks import Failure, check_section, report_checks
+from rabbithole.research.synthesis.consistency import correct_claims
 from rabbithole.research.synthesis.prompts import labels
 from rabbithole.research.synthesis.sections import SectionDraft as WrittenSection
 from rabbithole.research.synthesis.sections import assembled_section
@@ -85,13 +99,28 @@ def checked_report(
         for r in sections
         if r.section.research and r.evidence and r.passages_unread
     }
-    # what the model wrote (an invalid answer: nothing), with the note of passages it could not read
-    written = [
-        d.model_copy(update={"claims": d.claims if r.answered else [], "note": unread.get(r.section.id)})
-        if i in measured
-        else d
-        for i, (r, d) in enumerate(zip(sections, drafts, strict=True))
-    ]
+    # what the model wrote (an invalid answer: nothing), with the note of passages it could not read; a
+    # sentence stating a figure or provision its cited quotes do not is replaced by a cited finding whose
+    # quote states it, or removed (as in a research run). A framing section cites the research sections'
+    # evidence and is corrected against it: a citation whose quote states what its sentence does stays,
+    # whether or not a research sentence still cites that source.
+    everything = {e.id: e for r in sections if r.section.research for e in _mapped(r.evidence, mapping)}
+    corrections: list[ClaimCorrection] = []
+    removed: dict[int, int] = {}
+    written: list[DraftSection] = []
+    for i, (r, d) in enumerate(zip(sections, drafts, strict=True)):
+        if r.section.research and i not in measured:  # its statement: nothing found or nothing read
+            written.append(d)
+            continue
+        if i in measured:
+            evidence = {e.id: e for e in _mapped(r.evidence, mapping)}
+            claims, fixed = correct_claims(r.section.title, d.claims if r.answered else [], evidence)
+            removed[i] = sum(1 for c in fixed if c.action == "removed")
+            written.append(d.model_copy(update={"claims": claims, "note": unread.get(r.section.id)}))
+        else:
+            claims, fixed = correct_claims(r.section.title, d.claims, everything)
+            written.append(d.model_copy(update={"claims": claims}))
+        corrections += fixed
     first = guarded_report(title, sections, written, question=question, language=language)
     after_guards = {r.section.id: d for r, d in first.sections}
     checks = {
@@ -105,6 +134,7 @@ def checked_report(
                 language_ok=sections[i].language_ok,
             ),
             _guarded(after_guards.get(sections[i].section.id)),
+            removed=removed.get(i, 0),
         )
         for i in measured
     }
@@ -157,10 +187,21 @@ def checked_report(
     if graded:
         problems = [*report.problems, *graded]
         report = report.model_copy(update={"problems": problems, "passed": False})
+    shown_corrections = [c for c in corrections if c.section not in {a.heading for a in assembled}]
+    report = report.model_copy(
+        update={"contradictions": len(shown_corrections), "corrections": shown_corrections}
+    )
     notes = [
         f"section '{a.heading}': {english['assembled']} ({english[REASONS[failures[a.task_id][0]]]})"
         for a in assembled
     ]
+    if shown_corrections:
+        notes.append(
+            f"{len(shown_corrections)} sentence(s) stated a number, date or provision their evidence does "
+            "not: "
+            f"{sum(c.action == 'rewritten' for c in shown_corrections)} replaced by the finding they cite, "
+            f"{sum(c.action == 'removed' for c in shown_corrections)} removed"
+        )
     notes += [
         f"section '{sections[i].section.title}': not in the report's language ({language_name(language)})"
         for i in sorted(written_ok)

@@ -22,11 +22,12 @@ from rabbithole.research.llm_step import ask
 from rabbithole.research.models import Evidence, Passage, SectionGrade, TaskSpec, UnreadPassage
 from rabbithole.research.passages import from_chunk
 from rabbithole.research.report import prompts
-from rabbithole.research.report.assembly import unique_evidence
+from rabbithole.research.report.assembly import canonical_ids, unique_evidence
 from rabbithole.research.report.models import SectionResult
 from rabbithole.research.report.schemas import SectionGradeJudgement, section_schema
 from rabbithole.research.report.state import SectionState
 from rabbithole.research.report.unread import places, still_unread, unread_statement
+from rabbithole.research.synthesis.consistency import correct_claims
 from rabbithole.research.synthesis.packing import pack_context
 from rabbithole.research.synthesis.prompts import evidence_item
 from rabbithole.research.synthesis.prompts import labels as synthesis_labels
@@ -249,10 +250,17 @@ async def grade(state: SectionState, runtime: Runtime[ResearchContext]) -> dict[
 
 def support_texts(draft: DraftSection, evidence: Sequence[Evidence]) -> list[str]:
     """The texts the support check at compile embeds for this draft: each citing sentence (as rendered,
-    markers stripped) and the quotes it cites."""
-    by_id = {e.id: e for e in evidence}
+    markers stripped; one stating a figure or provision its quotes do not as compile corrects it, citing
+    each quoted place by its first evidence: ``checking``) and the quotes it cites."""
+    mapping, kept = canonical_ids([evidence])
+    by_id = {e.id: e for e in kept}
+    claims = [
+        DraftClaim(text=c.text, evidence_ids=list(dict.fromkeys(mapping.get(i, i) for i in c.evidence_ids)))
+        for c in draft.claims
+    ]
+    corrected, _ = correct_claims(draft.heading, claims, by_id)
     texts: list[str] = []
-    for claim in draft.claims:
+    for claim in corrected:
         cited = [by_id[i].quote for i in claim.evidence_ids if i in by_id]
         text = strip_markers(claim.text)
         if cited and text:
