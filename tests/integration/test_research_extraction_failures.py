@@ -217,4 +217,5 @@ async def test_every_fact_is_quoted_from_the_sentences_that_hold_its_figures(
         quoted.setdefault((e.task_id, e.fact), []).extend(tokens)
     for (_, fact), tokens in quoted.items():  # and together they state all of them
         assert missing_tokens(fact, tokens) == [], fact
-    assert sum(t.facts_retied for t in tasks) > 0  # the facts the model wrote from other sentences
+    assert any(claim_tokens(e.fact) for e in evidence)  # facts with figures were checked above
+    assert any("junk" in r.weak for r in fake_ollama.model_requests())  # the model did write them elsewhere

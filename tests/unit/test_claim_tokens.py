@@ -72,3 +72,14 @@ def test_a_line_break_between_number_and_unit_as_page_text_has_it() -> None:
     assert keys("von 1,5\nMillionen Euro und EUR\n100") == [("amount", "1500000 eur"), ("amount", "100 eur")]
     page = claim_tokens("exponierte Personen 20\nMillisievert im Kalenderjahr.")
     assert missing_tokens("Der Grenzwert beträgt 20 mSv im Kalenderjahr.", page) == []
+
+
+def test_absatz_and_list_markers_are_not_figures() -> None:
+    """ "(1)" numbering an Absatz and "1." a list item say where the text stands, not a figure it states (a
+    fact starting "(1) Der Grenzwert ..." was taken as stated by any quote holding a 1)."""
+    assert [t.key for t in claim_tokens("(1) Der Grenzwert beträgt 20 Millisievert.")] == ["20 msv"]
+    assert [t.key for t in claim_tokens("1. für die Augenlinse 15 Millisievert im Kalenderjahr,")] == [
+        "15 msv"
+    ]
+    assert [t.key for t in claim_tokens("Die Frist: 2. der Antrag ist schriftlich zu stellen.")] == []
+    assert [t.key for t in claim_tokens("Er zahlt 5. Danach gilt Absatz (3).")] == ["5", "3"]

@@ -230,6 +230,23 @@ def _provisions(text: str, document_laws: tuple[str, ...], taken: list[tuple[int
     return out
 
 
+_MARKER_BEFORE = re.compile(r"(?:^|[\s:;(])\(?$")
+
+
+def _is_marker(text: str, start: int, end: int) -> bool:
+    """Whether the bare number at ``text[start:end]`` numbers an Absatz ("(1) Der Grenzwert ...") or a list
+    item ("1. für die Augenlinse ..."), at the start of the text or of a line or clause."""
+    before = text[max(0, start - 2) : start]
+    after = text[end : end + 2]
+    if before.endswith("(") and after.startswith(")"):
+        opening = text[: start - 1].rstrip()
+        return not opening or opening[-1] in ".:;\n" or start - 1 == 0 or text[start - 2] == "\n"
+    if after.startswith(".") and (len(after) < 2 or after[1].isspace()):
+        opening = text[:start].rstrip(" \t")
+        return not opening or opening[-1] in ":;\n" or opening.endswith(",")
+    return False
+
+
 def _quantities(text: str, taken: list[tuple[int, int]]) -> list[ClaimToken]:
     out: list[ClaimToken] = []
     for m in _QUANTITY_RE.finditer(text):
@@ -249,6 +266,8 @@ def _quantities(text: str, taken: list[tuple[int, int]]) -> list[ClaimToken]:
         if unit is None and m["word"]:
             continue  # "ein" without a unit is an article
         number = _plain(value)
+        if unit is None and _is_marker(text, m.start(), end):
+            continue  # "(1)" an Absatz, "1." a list item: where the text stands, not a figure it states
         if unit is None:
             out.append(ClaimToken("number", number, m.group(), m.start(), end))
         else:
