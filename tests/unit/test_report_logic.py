@@ -321,3 +321,37 @@ def test_a_placeholder_heading_becomes_where_its_evidence_stands_when_the_outlin
     done = result(section, [item], [["e1"]])
     guarded = assembly.guarded_report("Thema", [done], [done.draft], question="Thema", language="de")
     assert [d.heading for _, d in guarded.sections] == ["§ 78 Dosisgrenzwerte"]
+
+
+def test_a_framing_section_without_a_real_heading_is_named_by_its_place() -> None:
+    intro = SectionSpec(id="s1", title="Section 1", research=False, questions=["Section heading"])
+    body = SectionSpec(id="s2", title="Grenzwerte", research=True, questions=["Grenzwerte?"])
+    outro = SectionSpec(id="s3", title="Sections", research=False)
+    done = [result(intro, [], [[]]), result(body, [evidence("e1", 0)], [["e1"]]), result(outro, [], [[]])]
+    guarded = assembly.guarded_report("Thema", done, [r.draft for r in done], question="Thema", language="de")
+    assert [d.heading for _, d in guarded.sections] == ["Einleitung", "Grenzwerte", "Fazit"]
+
+
+def test_sections_whose_placeholder_headings_share_a_question_get_different_headings() -> None:
+    """A weak outline: three sections named "Section k" with the same first question; only the first may take
+    it, the others their next real text (another question, where their evidence stands), never "Teil k"."""
+    asked = ["Was sagen die Quellen über Grenzwerte?"]
+    specs = [
+        SectionSpec(id="s1", title="Section 1", research=True, questions=asked),
+        SectionSpec(
+            id="s2", title="Section 2", research=True, questions=[*asked, "Wer überwacht die Dosis?"]
+        ),
+        SectionSpec(id="s3", title="Section 3", research=True, questions=asked),
+    ]
+    third = evidence("e3", 10).model_copy(update={"section": "§ 80", "heading": "§ 80 Bevölkerung"})
+    done = [
+        result(specs[0], [evidence("e1", 0)], [["e1"]]),
+        result(specs[1], [evidence("e2", 5)], [["e2"]]),
+        result(specs[2], [third], [["e3"]]),
+    ]
+    guarded = assembly.guarded_report("Thema", done, [r.draft for r in done], question="Thema", language="de")
+    assert [d.heading for _, d in guarded.sections] == [
+        *asked,
+        "Wer überwacht die Dosis?",
+        "§ 80 Bevölkerung",
+    ]

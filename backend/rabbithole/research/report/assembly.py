@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import PurePath
 
 from rabbithole.research.dig.evidence import evidence_order
 from rabbithole.research.evidence.citations import (
@@ -62,18 +63,50 @@ class GuardedReport:
     counts: TextGuards
 
 
-def _heading_hint(result: SectionResult) -> str | None:
+#: a framing section's heading when the outline gave it none that is real: before the research sections,
+#: after them, between them
+_FRAMING = {
+    "de": ("Einleitung", "Fazit", "Überblick"),
+    "en": ("Introduction", "Conclusion", "Overview"),
+}
+
+
+def _framing_heading(index: int, sections: Sequence[SectionResult], language: str) -> str:
+    research = [i for i, r in enumerate(sections) if r.section.research]
+    before, after, between = _FRAMING.get(language, _FRAMING["en"])
+    if not research or index < research[0]:
+        return before
+    return after if index > research[-1] else between
+
+
+def _heading_hint(
+    result: SectionResult, framing: str | None = None, taken: set[str] | None = None
+) -> str | None:
     """What a section's placeholder heading becomes: its first question, its description, or where its
-    evidence stands ("StrlSchG § 78: Dosisgrenzwerte ..."), whichever is real text first (a weak model's
-    outline can hold placeholders everywhere; a numbered "Teil k" is the guards' last resort)."""
+    evidence stands ("StrlSchG § 78: Dosisgrenzwerte ..."), whichever is real text first; a framing section
+    without any: ``framing`` (its place in the report). A weak model's outline can hold placeholders
+    everywhere; a numbered "Teil k" is the guards' last resort."""
     places = [
         e.heading.strip()
         if e.section and e.heading.strip().startswith(e.section)
         else " ".join(p for p in (e.section, e.heading.strip()) if p)
         for e in result.evidence
     ]
-    candidates = [*result.section.questions, result.section.description, *places]
-    return next((c.strip() for c in candidates if c.strip() and not is_placeholder(c)), None)
+    documents = [PurePath(e.document).stem for e in result.evidence]
+    candidates = [*result.section.questions, result.section.description, *places, *documents]
+    taken = set() if taken is None else taken
+    real = next(
+        (
+            c.strip()
+            for c in candidates
+            if c.strip() and not is_placeholder(c) and c.strip().casefold() not in taken
+        ),
+        None,
+    )
+    hint = real if real is not None or result.section.research else framing
+    if hint is not None:
+        taken.add(hint.casefold())  # two sections never get one heading (the guards would number them)
+    return hint
 
 
 def guarded_report(
@@ -90,7 +123,14 @@ def guarded_report(
     placeholder title the question. A section of the approved outline is never dropped for repeating others
     (it keeps those claims); one the model left without claims is. Outline order is kept, and so is each
     section's note."""
+    framing = {r.section.id: _framing_heading(i, sections, language) for i, r in enumerate(sections)}
     pairs = sorted(zip(sections, drafts, strict=True), key=lambda p: not p[0].section.research)
+    taken = {d.heading.strip().casefold() for _, d in pairs if not is_placeholder(d.heading)}
+    hints = {
+        r.section.id: _heading_hint(r, framing[r.section.id], taken)
+        for r, d in pairs
+        if is_placeholder(d.heading)
+    }
     notes = {r.section.id: d.note for r, d in pairs}
     guarded = guard_draft(
         title,
@@ -98,7 +138,7 @@ def guarded_report(
             GuardSection(
                 d.heading,
                 [GuardClaim(c.text, list(c.evidence_ids)) for c in d.claims],
-                hint=_heading_hint(r),
+                hint=hints.get(r.section.id),
                 key=r.section.id,
             )
             for r, d in pairs
