@@ -110,7 +110,8 @@ async def test_several_runs_at_once_in_one_process(research_services: Services) 
         *(run_research(research_services, q, ["sample"], overrides=QUICK) for q in questions)
     )
     assert [r.question for r in results] == questions
-    assert all(r.status == "done" and r.sources for r in results)
+    for r in results:  # which run, and what it said, should one ever end without sources
+        assert r.status == "done" and r.sources, (r.question, r.status, r.warnings, r.report_markdown[:400])
     assert len({r.run_id for r in results}) == 3
 
 
