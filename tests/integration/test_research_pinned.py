@@ -82,10 +82,10 @@ async def test_a_question_naming_a_provision_has_it_read_first_and_among_its_evi
     assert entry.found and entry.named_in == "question" and entry.task_id == "t1"
     assert (entry.collection, entry.document, entry.section) == ("sample", "AtG.pdf", "§ 7")
     assert entry.chunk_ids and entry.answers is True
-    # read first: the first passage of the task's first extraction call is the provision's
+    # read first: the first passage of the task's first extraction batch is the provision's (the batches
+    # are asked side by side, so the fake may receive another batch's prompt before it)
     prompts = extraction_prompts(fake_ollama, result.tasks[0].title)
-    chunk_id, document, section = first_passage(prompts[0])
-    assert chunk_id == entry.chunk_ids[0] and (document, section) == ("AtG.pdf", "§ 7")
+    assert (entry.chunk_ids[0], "AtG.pdf", "§ 7") in [first_passage(p) for p in prompts]
     # among the run's verified evidence (validation keeps it, however far its wording is from the anchor)
     provision = [e for e in result.evidence if (e.document, e.section) == ("AtG.pdf", "§ 7")]
     assert provision and entry.evidence_ids == [e.id for e in provision]
