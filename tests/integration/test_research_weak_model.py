@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from pathlib import PurePath
 
 import pytest
 
 from rabbithole.devtools.fake_ollama import FakeOllama
-from rabbithole.research.evidence.claim_tokens import claim_tokens, missing_tokens
+from rabbithole.research.evidence.consistency import CitedText, missing_from
 from rabbithole.research.guards import is_placeholder, normalise_sentence
 from rabbithole.research.models import ResearchResult
 from rabbithole.research.runner import run_research
@@ -48,15 +47,13 @@ def assert_sound(services: Services, result: ResearchResult) -> None:
         assert pages[source.page][source.start : source.end] == source.quote
         assert source.chain[-1].chunk_id in retrieved if source.chain else True
     by_number = {s.n: s for s in result.sources}
-    for claim in result.claims:
-        stated = [
-            t
+    for claim in result.claims:  # the run's own claim check, over the quotes each sentence cites
+        cited = [
+            CitedText(by_number[n].quote, by_number[n].document, by_number[n].section)
             for n in claim.citations
-            for t in claim_tokens(by_number[n].quote, document_laws=[PurePath(by_number[n].document).stem])
-            + claim_tokens(by_number[n].section or "")
         ]
-        if claim.citations:
-            assert missing_tokens(claim.text, stated) == [], claim.text
+        if cited:
+            assert missing_from(claim.text, cited) == [], claim.text
 
 
 @pytest.mark.parametrize(("question", "overrides"), QUESTIONS, ids=["de-u18", "de-costs", "en-limits"])
@@ -66,7 +63,7 @@ async def test_a_weak_model_never_fails_a_run_nor_shows_junk(
     result = await run_research(research_services, question, ["sample"], overrides=overrides)
     assert_sound(research_services, result)
     behaviours = Counter(b for r in weak_fake_ollama.model_requests() for b in r.weak)
-    assert behaviours["truncation"] and behaviours["repetition"], behaviours  # the weak model did answer
+    assert len(behaviours) >= 2, behaviours  # the weak model did answer (which behaviours: the run's order)
     if result.sources:
         assert result.claims and all(c.citations or c.uncited for c in result.claims)
     else:  # nothing verified: the report says why, never a report made of junk
