@@ -89,31 +89,42 @@ def evidence_from_findings(
                     secondary=settings.tier_secondary,
                 )
                 out.append(
-                    Evidence(
+                    quoted_evidence(
+                        passage,
+                        quote,
                         id=f"{id_prefix}-e{len(out) + 1}",
                         task_id=task_id,
-                        chunk_id=passage.chunk_id,
-                        collection=passage.collection,
-                        document=passage.document,
-                        page=quote.page,
-                        section=passage.section,
-                        heading=passage.heading,
-                        quote=quote.text,
-                        start=quote.start,
-                        end=quote.end,
                         fact=fact,
                         answers=bool(finding.answers),
-                        depth=passage.depth,
                         relevance=round(relevance, 4),
                         search_score=passage.search_score,
                         entity_match=round(match, 4),
                         tier=tier,
                         tier_score=round(score, 4),
-                        chain=passage.chain,
-                        pinned=passage.pinned,
                     )
                 )
     return result
+
+
+def quoted_evidence(passage: Passage, quote: PageQuote, **fields: Any) -> Evidence:
+    """Evidence quoted from ``passage``: where it stands (collection, document, page, section, heading, the
+    reference chain, pinned) from the passage, the quote and its offsets from ``quote``, the rest
+    (``id``, ``task_id``, ``fact``, scores) as given."""
+    placed: dict[str, Any] = {
+        "chunk_id": passage.chunk_id,
+        "collection": passage.collection,
+        "document": passage.document,
+        "page": quote.page,
+        "section": passage.section,
+        "heading": passage.heading,
+        "quote": quote.text,
+        "start": quote.start,
+        "end": quote.end,
+        "depth": passage.depth,
+        "chain": passage.chain,
+        "pinned": passage.pinned,
+    }
+    return Evidence(**{**placed, **fields})
 
 
 def _quotes(run: Sequence[NumberedSentence], pages: Sequence[PageText]) -> list[PageQuote]:

@@ -13,6 +13,7 @@ from langgraph.runtime import Runtime
 
 from rabbithole.references.resolver import Citing
 from rabbithole.research.context import ResearchContext
+from rabbithole.research.dig.evidence import quoted_evidence
 from rabbithole.research.dig.pinned import named_provisions, not_answering, opening, pinned_chunks
 from rabbithole.research.dig.state import DigState
 from rabbithole.research.evidence.quotes import quotes_from_run
@@ -115,18 +116,11 @@ def listed_evidence(
         primary=s.tier_primary,
         secondary=s.tier_secondary,
     )
-    return Evidence(
+    return quoted_evidence(
+        passage,
+        quote,
         id=f"{pin.task_id}-p{n}-e1",
         task_id=pin.task_id,
-        chunk_id=passage.chunk_id,
-        collection=passage.collection,
-        document=passage.document,
-        page=quote.page,
-        section=passage.section,
-        heading=passage.heading,
-        quote=quote.text,
-        start=quote.start,
-        end=quote.end,
         fact=not_answering(pin, passage.heading, language),
         answers=False,
         relevance=round(relevance, 4),
