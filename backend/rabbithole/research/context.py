@@ -8,10 +8,12 @@ applied to the settings here.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from pydantic import BaseModel, Field
+
+from rabbithole.research.readings import RunReadings
 
 if TYPE_CHECKING:
     from rabbithole.catalog.repository import Catalog
@@ -71,3 +73,4 @@ class ResearchContext:
     report: ReportSettings | None = None  # report mode (None: the configured defaults)
     web: WebResearch | None = None  # report mode: a section also searches the web (None: off)
     vectors: TextVectors | None = None  # report mode: texts embedded early for the support check
+    readings: RunReadings = field(default_factory=RunReadings)  # each passage read once per run
