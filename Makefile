@@ -22,9 +22,9 @@ WEB_SOURCES := $(shell find $(FRONTEND)/src $(FRONTEND)/public -type f 2>/dev/nu
 	$(wildcard $(FRONTEND)/index.html $(FRONTEND)/package.json $(FRONTEND)/package-lock.json \
 	$(FRONTEND)/vite.config.* $(FRONTEND)/tsconfig*.json)
 
-.PHONY: setup chromium web run ingest serve test test-python test-web test-e2e lint format bench clean
+.PHONY: setup chromium postgres web run ingest serve test test-python test-web test-e2e lint format bench clean
 
-setup: $(STAMP) $(NPM_STAMP) chromium
+setup: $(STAMP) $(NPM_STAMP) chromium postgres
 
 # torch is pinned first: 2.13.0 has a CPU build; an unpinned torch pulls several GB of CUDA libraries.
 $(STAMP): pyproject.toml
@@ -40,6 +40,10 @@ $(NPM_STAMP): $(FRONTEND)/package-lock.json
 
 chromium:
 	@scripts/ensure_chromium.sh
+
+# PostgreSQL's server binaries for the tests of the server backend (a throwaway cluster per test session).
+postgres:
+	@scripts/ensure_postgres.sh
 
 web: $(WEB_BUILD)
 

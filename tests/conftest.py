@@ -18,4 +18,6 @@ pytest_plugins: list[str] = [
     "fixtures.sample_index",
     "fixtures.research",
     "fixtures.run_kb",
+    "fixtures.postgres",
+    "fixtures.chroma_server",
 ]

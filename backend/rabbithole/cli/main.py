@@ -7,7 +7,17 @@ import os
 
 import typer
 
-from rabbithole.cli import collections, ingest, rebuild, references, report, research, search, serve
+from rabbithole.cli import (
+    collections,
+    ingest,
+    migrate,
+    rebuild,
+    references,
+    report,
+    research,
+    search,
+    serve,
+)
 
 app = typer.Typer(
     name="rabbithole",
@@ -43,3 +53,4 @@ references.register(app)
 research.register(app)
 report.register(app)
 rebuild.register(app)
+migrate.register(app)

@@ -3,9 +3,10 @@
 Examples: RABBITHOLE_STORAGE__DATA_DIR=/srv/rh, RABBITHOLE_LLM__MODEL=qwen3:8b,
 RABBITHOLE_EMBEDDINGS__PROVIDER=sentence-transformers. See docs/configuration.md.
 
-The groups live in modules of their own (``store``: storage, embeddings, ingestion; ``search``: retrieval,
-references; ``runs``: research, report mode; ``network``: LLM, server, web research; ``checks``: the checks
-of single values and the Ollama address); this module assembles them into :class:`Settings` and loads it.
+The groups live in modules of their own (``store``: storage, embeddings, ingestion; ``database``: SQLite
+or PostgreSQL; ``search``: retrieval, references; ``runs``: research, report mode; ``network``: LLM, server,
+web research; ``checks``: the checks of single values and the Ollama address); this module assembles them
+into :class:`Settings` and loads it.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from rabbithole.core.config.checks import normalize_ollama_host, ollama_host_from_environment
+from rabbithole.core.config.database import DatabaseSettings
 from rabbithole.core.config.network import LLMSettings, ServerSettings, WebSettings
 from rabbithole.core.config.runs import ReportSettings, ResearchSettings
 from rabbithole.core.config.search import ReferenceSettings, RetrievalSettings
@@ -29,6 +31,7 @@ __all__ = [
     "ENV_FILE",
     "ENV_PREFIX",
     "EXTRA_VARIABLES",
+    "DatabaseSettings",
     "EmbeddingSettings",
     "IngestionSettings",
     "LLMSettings",
@@ -70,10 +73,12 @@ class Settings(BaseModel):
     """Every setting; :func:`load_settings` fills it from ``RABBITHOLE_*`` variables and ``.env``
     (``Settings()`` alone is the defaults)."""
 
-    model_config = ConfigDict(extra="ignore", validate_default=True)
+    # hide_input_in_errors: a validation error never echoes a value it was given (database.url's password)
+    model_config = ConfigDict(extra="ignore", validate_default=True, hide_input_in_errors=True)
 
     kb_dir: Path = Field(Path("kb"), description="Each subfolder is a collection.")
     storage: StorageSettings = StorageSettings()
+    database: DatabaseSettings = DatabaseSettings()
     embeddings: EmbeddingSettings = EmbeddingSettings()
     llm: LLMSettings = LLMSettings()
     ingestion: IngestionSettings = IngestionSettings()
