@@ -1,4 +1,4 @@
-"""The Chroma vector store against a real embedded Chroma (and a real `chroma run` server when available)."""
+"""The Chroma vector store against a real embedded Chroma and a real `chroma run` server."""
 
 from __future__ import annotations
 
@@ -7,15 +7,20 @@ import socket
 import subprocess
 import sys
 import textwrap
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from rabbithole.core.config import StorageSettings
-from rabbithole.core.errors import CollectionNotFoundError, EmbeddingModelMismatchError, StoreError
+from fixtures.chroma_server import ChromaServerProcess
+from rabbithole.core.config import StorageSettings, VectorSettings
+from rabbithole.core.errors import (
+    CollectionNotFoundError,
+    EmbeddingModelMismatchError,
+    StoreError,
+    VectorStoreUnavailableError,
+)
 from rabbithole.core.models import Chunk
 from rabbithole.retrieval.filters import SearchFilters, section_key
 from rabbithole.store.chroma_store import ChromaStore, chroma_collection_name, chunk_metadata
@@ -62,9 +67,14 @@ def no_default_embedding_function(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(DefaultEmbeddingFunction, "__call__", refuse)
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> ChromaStore:
-    return ChromaStore.from_settings(StorageSettings(data_dir=tmp_path))
+@pytest.fixture(params=["embedded", "server"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ChromaStore]:
+    """The store both ways: embedded in tmp_path, and a database of its own on the session's Chroma
+    server (tests/fixtures/chroma_server.py)."""
+    vectors = request.getfixturevalue("chroma_vectors") if request.param == "server" else None
+    store = ChromaStore.from_settings(StorageSettings(data_dir=tmp_path), vectors)
+    yield store
+    store.close()
 
 
 def test_collection_names_are_valid_and_distinct() -> None:
@@ -315,63 +325,82 @@ def test_store_errors_are_wrapped(tmp_path: Path) -> None:
         ChromaStore.from_settings(unusable)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+def test_a_server_database_is_created_and_holds_its_own_collections(
+    chroma_server: ChromaServerProcess, tmp_path: Path
+) -> None:
+    one = ChromaStore.from_settings(StorageSettings(data_dir=tmp_path), chroma_server.vectors())
+    two = ChromaStore.from_settings(StorageSettings(data_dir=tmp_path), chroma_server.vectors())
+    assert one.location == f"server {chroma_server.url}"
+    one.open("Gesetze", FakeModel(), create=True).upsert(make_chunks("AtG.pdf", 3), unit_vectors(3))
+    two.open("Gesetze", FakeModel(), create=True).upsert(make_chunks("AtG.pdf", 1), unit_vectors(1))
+    assert [(i.name, i.count) for i in one.list_collections()] == [("Gesetze", 3)]
+    assert [(i.name, i.count) for i in two.list_collections()] == [("Gesetze", 1)]
+    # no index files of Rabbithole's own beside a server: no session marker, no damage record
+    assert one.sessions is None and one.damage is None and one.damaged() == {}
+    assert not (tmp_path / "chroma").exists()
+    one.close()
+    two.close()
 
 
-@pytest.fixture
-def chroma_server(tmp_path: Path) -> Iterator[int]:
-    chroma = Path(sys.executable).parent / "chroma"
-    assert chroma.exists(), "the chroma CLI ships with the chromadb dependency"
-    port = _free_port()
-    process = subprocess.Popen(
-        [str(chroma), "run", "--path", str(tmp_path / "server"), "--host", "127.0.0.1", "--port", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+@pytest.mark.timeout(120)  # a refused connection is reported, not retried for ever (a hang guard)
+def test_a_server_that_is_down_at_start_is_named_and_found_once_it_is_up(
+    chroma_server: ChromaServerProcess, tmp_path: Path
+) -> None:
+    vectors = chroma_server.vectors()
+    chroma_server.stop()
     try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            with socket.socket() as sock:
-                if sock.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.2)
-        else:
-            pytest.fail("the Chroma server did not start within 30 s")
-        yield port
+        store = ChromaStore.from_settings(StorageSettings(data_dir=tmp_path), vectors)  # sends nothing yet
+        assert store.heartbeat() is False
+        with pytest.raises(VectorStoreUnavailableError) as err:
+            store.open("Gesetze", FakeModel(), create=True)
+        assert chroma_server.url in str(err.value)
+        assert "RABBITHOLE_VECTORS__URL" in str(err.value)
+        assert (err.value.http_status, err.value.exit_code) == (503, 69)
+        with pytest.raises(VectorStoreUnavailableError, match="connecting"):
+            store.collection_names()
     finally:
-        process.terminate()
-        process.wait(timeout=20)
+        chroma_server.start()
+    assert store.heartbeat() is True  # the next call connects: no restart of this process needed
+    store.open("Gesetze", FakeModel(), create=True).upsert(make_chunks("AtG.pdf", 2), unit_vectors(2))
+    assert store.open("Gesetze", FakeModel()).count() == 2
+    store.close()
 
 
-def test_http_mode_against_a_chroma_server(chroma_server: int) -> None:
-    settings = StorageSettings(chroma_mode="http", chroma_host="127.0.0.1", chroma_port=chroma_server)
-    store = ChromaStore.from_settings(settings)
-    assert store.heartbeat()
-    assert not store.exists("Gesetze")
-    with pytest.raises(CollectionNotFoundError):
-        store.open("Gesetze", FakeModel())
+@pytest.mark.timeout(120)
+def test_a_server_stopped_mid_way_fails_each_call_by_name_and_serves_again_after_its_restart(
+    chroma_server: ChromaServerProcess, tmp_path: Path
+) -> None:
+    store = ChromaStore.from_settings(StorageSettings(data_dir=tmp_path), chroma_server.vectors())
     vectors = store.open("Gesetze", FakeModel(), create=True)
     embeddings = unit_vectors(4)
     vectors.upsert(make_chunks("AtG.pdf", 4), embeddings)
-    assert vectors.query(embeddings[1], 1)[0].id == "c:AtG.pdf:1"
-    where = SearchFilters.create(documents="AtG.pdf", page_from=3).to_chroma_where()
-    assert {m.id for m in vectors.query(embeddings[1], 10, where)} == {
-        "c:AtG.pdf:1",
-        "c:AtG.pdf:2",
-        "c:AtG.pdf:3",
-    }
-    with pytest.raises(EmbeddingModelMismatchError):
-        store.open("Gesetze", FakeModel("other"))
-    assert store.collection_names() == ["Gesetze"]
-    assert store.delete_collection("Gesetze")
-    assert store.delete_collection("Gesetze") is False
+    chroma_server.stop()
+    try:
+        for call in (
+            lambda: vectors.query(embeddings[0], 2),
+            lambda: vectors.upsert(make_chunks("StrlSchG.pdf", 1), unit_vectors(1)),
+            lambda: vectors.count(),
+            lambda: store.open("Gesetze", FakeModel()),
+        ):
+            with pytest.raises(VectorStoreUnavailableError, match=chroma_server.url):
+                call()
+        assert store.heartbeat() is False
+    finally:
+        chroma_server.start()
+    assert vectors.query(embeddings[1], 1)[0].id == "c:AtG.pdf:1"  # the same handle, the same data
+    assert vectors.count() == 4
+    store.close()
 
 
-@pytest.mark.timeout(60)  # a refused connection is reported, not retried forever (a hang guard)
-def test_http_mode_without_a_server_is_a_store_error() -> None:
-    settings = StorageSettings(chroma_mode="http", chroma_host="127.0.0.1", chroma_port=_free_port())
-    with pytest.raises(StoreError, match="Chroma server"):
-        ChromaStore.from_settings(settings)
+@pytest.mark.timeout(60)
+def test_a_server_that_never_answers_fails_within_the_timeout(tmp_path: Path) -> None:
+    with socket.socket() as silent:  # accepts connections (the backlog), never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}"
+        store = ChromaStore.from_settings(
+            StorageSettings(data_dir=tmp_path), VectorSettings(url=url, timeout_s=0.5)
+        )
+        with pytest.raises(VectorStoreUnavailableError, match="no answer within the time allowed") as err:
+            store.open("Gesetze", FakeModel())
+        assert url in str(err.value)

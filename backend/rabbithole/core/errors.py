@@ -89,6 +89,19 @@ class StoreError(RabbitholeError):
     exit_code = 74  # EX_IOERR
 
 
+class VectorStoreUnavailableError(StoreError):
+    """The Chroma server (``vectors.url``) could not be reached or did not answer in time."""
+
+    exit_code = 69  # EX_UNAVAILABLE, as for the other services that are down
+
+    def __init__(self, url: str, action: str, reason: str) -> None:
+        super().__init__(
+            f"the Chroma server at {url} is unavailable ({action}: {reason}); start it, or point "
+            "vectors.url (RABBITHOLE_VECTORS__URL) at a running one"
+        )
+        self.url = url
+
+
 class DamagedIndexError(StoreError):
     """A collection's vector index was found damaged (it crashed or hung the process reading it); it is not
     opened again until it is rebuilt from the catalog."""

@@ -5,14 +5,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from rabbithole.core.errors import RabbitholeError, StoreError
 from rabbithole.core.models import Chunk
 from rabbithole.core.sections import section_key
 
+if TYPE_CHECKING:
+    from rabbithole.store.chroma_server import ChromaServer
+
 
 @contextmanager
-def chroma_errors(action: str) -> Iterator[None]:
+def chroma_errors(action: str, server: ChromaServer | None = None) -> Iterator[None]:
+    """Chroma's errors of ``action`` as :class:`StoreError`; with a Chroma ``server``, naming it, and a
+    server that cannot be reached as :class:`~rabbithole.core.errors.VectorStoreUnavailableError`."""
     try:
         yield
     except RabbitholeError:
@@ -20,10 +26,16 @@ def chroma_errors(action: str) -> Iterator[None]:
     except (ValueError, TypeError) as exc:
         # Chroma reports bad input (and some not-found cases) as ValueError; keep our own ValueErrors
         if type(exc).__module__.startswith("chromadb"):
-            raise StoreError(f"vector store: {action} failed: {exc}") from exc
+            raise _store_error(action, exc, server) from exc
         raise
     except Exception as exc:
-        raise StoreError(f"vector store: {action} failed: {exc}") from exc
+        raise _store_error(action, exc, server) from exc
+
+
+def _store_error(action: str, exc: Exception, server: ChromaServer | None) -> StoreError:
+    if server is not None:
+        return server.error(action, exc)
+    return StoreError(f"vector store: {action} failed: {exc}")
 
 
 def chunk_metadata(chunk: Chunk) -> dict[str, str | int]:

@@ -1,7 +1,10 @@
 """ChromaDB vector store: one Chroma collection per Rabbithole collection, cosine space.
 
 Embedded (``chromadb.PersistentClient`` under ``settings.chroma_dir``) by default, or a Chroma server
-(``chromadb.HttpClient``) with ``storage.chroma_mode = "http"``.
+(``chromadb.HttpClient``, :mod:`rabbithole.store.chroma_server`) when ``vectors.url`` is set. The
+protections of the embedded store (the refresh after another process wrote, the record of damaged indexes,
+the session markers whose leftovers make the next start check the indexes in a child process) concern
+local index files: a server owns its files, so none of them is used with one.
 
 Vectors are always computed by Rabbithole and passed in; Chroma's own (downloading) embedding function is
 never used: every collection handle is obtained with ``embedding_function=None``.
@@ -16,6 +19,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -23,9 +27,11 @@ from rabbithole.core.errors import (
     CollectionNotFoundError,
     DamagedIndexError,
     EmbeddingModelMismatchError,
+    RabbitholeError,
     StoreError,
 )
 from rabbithole.store.chroma_errors import chroma_errors, chunk_metadata, is_not_found
+from rabbithole.store.chroma_server import ChromaServer
 from rabbithole.store.client_gate import ClientGate
 from rabbithole.store.damage import DAMAGE_FILE, DamageRecord
 from rabbithole.store.names import COLLECTION_PREFIX, chroma_collection_name
@@ -33,7 +39,7 @@ from rabbithole.store.sessions import SESSIONS_DIR, StoreSessions
 from rabbithole.store.vector_collection import VectorCollection, VectorMatch
 
 if TYPE_CHECKING:
-    from rabbithole.core.config import StorageSettings
+    from rabbithole.core.config import StorageSettings, VectorSettings
 
 __all__ = [
     "ChromaStore",
@@ -81,20 +87,27 @@ class ChromaStore:
 
     ``damage``: the record of damaged indexes (embedded mode): such a collection is never opened
     (:class:`DamagedIndexError`) until :meth:`delete_collection` removes it for a rebuild. ``sessions``: the
-    marker of this process having the embedded store open (removed by :meth:`close`)."""
+    marker of this process having the embedded store open (removed by :meth:`close`). ``server``: the
+    Chroma server the client talks to (``client`` None: connected at the first call, and again at the
+    next one while it cannot be reached, so a server started after this process is found)."""
 
     def __init__(
         self,
-        client: Any,
+        client: Any | None,
         *,
         reopen: Callable[[], Any] | None = None,
         damage: DamageRecord | None = None,
         sessions: StoreSessions | None = None,
+        server: ChromaServer | None = None,
     ) -> None:
         """``reopen``: builds a fresh client over the same data (embedded mode), for :meth:`refresh`."""
+        if client is None and server is None:
+            raise ValueError("a store needs a client, or the Chroma server to connect to")
         self._client = client
         self._reopen = reopen
+        self.server = server
         self._lock = threading.Lock()
+        self._connect_lock = threading.Lock()
         self._max_batch: int | None = None
         self.gate = ClientGate()
         self.damage = damage
@@ -104,9 +117,32 @@ class ChromaStore:
             sessions.begin()
 
     def close(self) -> None:
-        """This process is done with the store (a clean stop: no check of the indexes at the next start)."""
+        """This process is done with the store (a clean stop: no check of the indexes at the next start;
+        the connections to a Chroma server closed)."""
         if self.sessions is not None:
             self.sessions.end()
+        if self.server is not None and self._client is not None:
+            client, self._client = self._client, None
+            _stop(getattr(client, "_system", None))
+
+    @property
+    def location(self) -> str:
+        """Where the vectors are, for people: "embedded", or "server <url>"."""
+        return f"server {self.server.url}" if self.server is not None else "embedded"
+
+    def _errors(self, action: str) -> AbstractContextManager[None]:
+        return chroma_errors(action, self.server)
+
+    def _current(self) -> Any:
+        """The client (the caller holds the gate), connecting to the Chroma server when not yet connected."""
+        client = self._client
+        if client is not None:
+            return client
+        assert self.server is not None
+        with self._connect_lock:
+            if self._client is None:
+                self._client = self.server.connect()
+            return self._client
 
     def refresh(self) -> None:
         """Read what other processes wrote. An embedded Chroma keeps each collection's HNSW index in memory
@@ -142,22 +178,16 @@ class ChromaStore:
             self._known[collection] = revision
 
     @classmethod
-    def from_settings(cls, settings: StorageSettings) -> ChromaStore:
+    def from_settings(cls, settings: StorageSettings, vectors: VectorSettings | None = None) -> ChromaStore:
+        """The store of ``vectors`` (a Chroma server when its ``url`` is set: nothing is sent before the
+        first call), else embedded under ``settings.chroma_dir``."""
+        if vectors is not None and vectors.server:
+            return cls(None, server=ChromaServer(vectors))
         try:
-            import chromadb
             from chromadb.config import Settings as ChromaSettings
         except ImportError as exc:  # pragma: no cover - chromadb is a hard dependency
             raise StoreError("the vector store needs the package chromadb") from exc
         chroma_settings = ChromaSettings(anonymized_telemetry=False)
-        if settings.chroma_mode == "http":
-            where = f"Chroma server at {settings.chroma_host}:{settings.chroma_port}"
-            try:
-                client = chromadb.HttpClient(
-                    host=settings.chroma_host, port=settings.chroma_port, settings=chroma_settings
-                )
-            except Exception as exc:
-                raise StoreError(f"cannot connect to the {where}: {exc}") from exc
-            return cls(client)
         path = settings.chroma_dir
 
         def open_embedded() -> Any:
@@ -176,22 +206,24 @@ class ChromaStore:
 
     @property
     def client(self) -> Any:
-        return self._client
+        with self.gate.shared():
+            return self._current()
 
     @property
     def max_batch_size(self) -> int:
         if self._max_batch is None:
-            try:
-                with self.gate.shared():
-                    self._max_batch = max(1, int(self._client.get_max_batch_size()))
-            except Exception:
-                self._max_batch = _DEFAULT_MAX_BATCH
+            with self.gate.shared():
+                client = self._current()  # a server that is down is reported, not guessed around
+                try:
+                    self._max_batch = max(1, int(client.get_max_batch_size()))
+                except Exception:
+                    self._max_batch = _DEFAULT_MAX_BATCH
         return self._max_batch
 
     def heartbeat(self) -> bool:
         try:
             with self.gate.shared():
-                self._client.heartbeat()
+                self._current().heartbeat()
             return True
         except Exception:
             return False
@@ -215,23 +247,26 @@ class ChromaStore:
 
     def raw_handle(self, collection: str) -> Any:
         """The Chroma handle of ``collection`` on the current client (the caller holds the gate)."""
-        return self._client.get_collection(chroma_collection_name(collection), embedding_function=None)
+        return self._current().get_collection(chroma_collection_name(collection), embedding_function=None)
 
     def _get(self, collection: str) -> Any | None:
         try:
-            with self.gate.shared():
-                return self.raw_handle(collection)
-        except Exception as exc:
-            if is_not_found(exc):
-                return None
+            with self.gate.shared(), self._errors(f"opening '{collection}'"):
+                try:
+                    return self.raw_handle(collection)
+                except Exception as exc:
+                    if not isinstance(exc, RabbitholeError) and is_not_found(exc):
+                        return None
+                    raise
+        except (ValueError, TypeError) as exc:  # chroma_errors keeps those not raised by Chroma
             raise StoreError(f"vector store: opening '{collection}' failed: {exc}") from exc
 
     def list_collections(self, *, with_counts: bool = True) -> list[CollectionInfo]:
         """The collections in the store; a damaged one is listed with count 0 (counting would read it)."""
         damaged = self.damaged() if with_counts else {}
         infos = []
-        with self.gate.shared(), chroma_errors("listing collections"):
-            for raw in self._client.list_collections():
+        with self.gate.shared(), self._errors("listing collections"):
+            for raw in self._current().list_collections():
                 meta: Mapping[str, Any] = raw.metadata or {}
                 if not str(raw.name).startswith(COLLECTION_PREFIX) or META_COLLECTION not in meta:
                     continue
@@ -272,8 +307,8 @@ class ChromaStore:
                     raise CollectionNotFoundError(collection, self.collection_names())
                 if embedder is None:
                     raise ValueError("creating a collection needs the embedder whose vectors it will hold")
-                with self._lock, chroma_errors(f"creating '{collection}'"):
-                    handle = self._client.get_or_create_collection(
+                with self._lock, self._errors(f"creating '{collection}'"):
+                    handle = self._current().get_or_create_collection(
                         chroma_collection_name(collection),
                         configuration={"hnsw": {"space": "cosine"}},
                         metadata={
@@ -297,9 +332,9 @@ class ChromaStore:
     def delete_collection(self, collection: str) -> bool:
         """Delete a collection's vectors (a damaged one too: deleting does not read its index, and its
         damage is forgotten); False when it did not exist."""
-        with self.gate.shared(), chroma_errors(f"deleting '{collection}'"):
+        with self.gate.shared(), self._errors(f"deleting '{collection}'"):
             try:
-                self._client.delete_collection(chroma_collection_name(collection))
+                self._current().delete_collection(chroma_collection_name(collection))
             except Exception as exc:
                 if not is_not_found(exc):
                     raise

@@ -53,7 +53,7 @@ class VectorCollection:
     @contextmanager
     def _client_call(self, action: str) -> Iterator[Any]:
         """The Chroma handle for one call, on the store's current client, with the gate held."""
-        with self._store.gate.shared() as generation, chroma_errors(action):
+        with self._store.gate.shared() as generation, chroma_errors(action, self._store.server):
             if generation != self._generation:
                 self._handle = self._store.raw_handle(self.name)
                 self._generation = generation

@@ -102,7 +102,7 @@ def _store(services: Services) -> ComponentHealth:
         alive = services.store.heartbeat()
     except Exception as exc:
         return ComponentHealth(ok=False, detail=f"{type(exc).__name__}: {exc}")
-    mode = services.settings.storage.chroma_mode
+    mode = services.store.location
     damaged = services.store.damaged()
     if alive and damaged:
         names = ", ".join(sorted(damaged))

@@ -23,7 +23,12 @@ from rabbithole.core.config.database import DatabaseSettings
 from rabbithole.core.config.network import LLMSettings, ServerSettings, WebSettings
 from rabbithole.core.config.runs import ReportSettings, ResearchSettings
 from rabbithole.core.config.search import ReferenceSettings, RetrievalSettings
-from rabbithole.core.config.store import EmbeddingSettings, IngestionSettings, StorageSettings
+from rabbithole.core.config.store import (
+    EmbeddingSettings,
+    IngestionSettings,
+    StorageSettings,
+    VectorSettings,
+)
 from rabbithole.core.environment import deep_merge, dotenv_variables, values_from_variables, variable_fields
 from rabbithole.core.errors import ConfigurationError
 
@@ -42,6 +47,7 @@ __all__ = [
     "ServerSettings",
     "Settings",
     "StorageSettings",
+    "VectorSettings",
     "WebSettings",
     "load_settings",
     "normalize_ollama_host",
@@ -79,6 +85,7 @@ class Settings(BaseModel):
     kb_dir: Path = Field(Path("kb"), description="Each subfolder is a collection.")
     storage: StorageSettings = StorageSettings()
     database: DatabaseSettings = DatabaseSettings()
+    vectors: VectorSettings = VectorSettings()
     embeddings: EmbeddingSettings = EmbeddingSettings()
     llm: LLMSettings = LLMSettings()
     ingestion: IngestionSettings = IngestionSettings()

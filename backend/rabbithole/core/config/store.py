@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from rabbithole.core.config.checks import check_data_dir
+from rabbithole.core.config.checks import check_data_dir, check_http_url
 
 
 class StorageSettings(BaseModel):
@@ -19,11 +20,6 @@ class StorageSettings(BaseModel):
         description="Everything Rabbithole writes: Chroma, SQLite, indexes. Must be a writable folder "
         "or creatable.",
     )
-    chroma_mode: Literal["embedded", "http"] = Field(
-        "embedded", description="embedded: ChromaDB inside the process; http: a Chroma server."
-    )
-    chroma_host: str = Field("127.0.0.1", description="Chroma server host (chroma_mode=http).")
-    chroma_port: int = Field(8001, ge=1, le=65535, description="Chroma server port (chroma_mode=http).")
     sqlite_busy_timeout_ms: int = Field(
         30_000, ge=0, description="How long a SQLite writer waits for a lock before failing."
     )
@@ -64,6 +60,57 @@ class StorageSettings(BaseModel):
     @property
     def checkpoint_path(self) -> Path:
         return self.data_dir / "checkpoints.sqlite3"
+
+
+class VectorSettings(BaseModel):
+    """Where the vectors live: embedded ChromaDB under `storage.data_dir` (the default), or a Chroma
+    server (`chroma run`, shipped in the chromadb package) at `vectors.url`. See docs/deployment.md,
+    "Chroma server"."""
+
+    url: str = Field(
+        "",
+        description="A Chroma server's address, http(s)://host:port[/path]; empty: embedded ChromaDB in "
+        "storage.data_dir/chroma. No user or password in it: a token goes in vectors.token.",
+    )
+    token: str = Field(
+        "",
+        description="Sent with every request to the Chroma server (vectors.url), in the header "
+        "vectors.token_header; never logged or shown.",
+    )
+    token_header: Literal["Authorization", "X-Chroma-Token"] = Field(
+        "Authorization",
+        description="How vectors.token is sent: Authorization (as `Bearer TOKEN`) or X-Chroma-Token.",
+    )
+    database: str = Field(
+        "default_database",
+        min_length=3,
+        max_length=63,
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9]$",
+        description="The Chroma database on the server that holds Rabbithole's collections (created at the "
+        "first connection when missing), so one server can hold several installations.",
+    )
+    timeout_s: float = Field(
+        120.0, gt=0, description="The longest one request to the Chroma server may take before it fails."
+    )
+
+    @field_validator("url")
+    @classmethod
+    def _usable_url(cls, value: str) -> str:
+        url = value.strip().rstrip("/")
+        if not url:
+            return ""
+        if "@" in urlsplit(url).netloc:  # checked first: no message may repeat a password
+            raise ValueError("put no user or password in vectors.url: set vectors.token instead")
+        check_http_url(url)
+        parts = urlsplit(url)
+        if parts.query or parts.fragment:
+            raise ValueError(f"'{url}' has a query or fragment: give only http(s)://host:port[/path]")
+        return url
+
+    @property
+    def server(self) -> bool:
+        """Whether the vectors live in a Chroma server (else embedded)."""
+        return bool(self.url)
 
 
 class EmbeddingSettings(BaseModel):
