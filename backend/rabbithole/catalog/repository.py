@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from rabbithole.catalog.db import add_missing_columns, create_sqlite_engine
+from rabbithole.catalog.db import ADDED_COLUMNS, create_engine_for, prepare_tables, shown_url
 from rabbithole.catalog.records import CollectionInfo, DocumentInfo, IngestProblem
 from rabbithole.catalog.source_paths import decode_source
 from rabbithole.catalog.tables import (
@@ -26,11 +26,17 @@ from rabbithole.core.models import Chunk, PageText, ParsedDocument
 
 
 class Catalog:
-    def __init__(self, path: Path, busy_timeout_ms: int = 30_000) -> None:
-        self.engine = create_sqlite_engine(path, busy_timeout_ms)
-        Base.metadata.create_all(self.engine)
-        add_missing_columns(self.engine)
+    def __init__(self, path: Path, busy_timeout_ms: int = 30_000, *, url: str = "") -> None:
+        """The catalog in the SQLite file ``path``, or in the PostgreSQL database ``url``
+        (``database.url``; its schema migrated first, see ``catalog/db.py``)."""
+        self.engine = create_engine_for(url, path, busy_timeout_ms)
+        self.location = shown_url(self.engine.url) if url else path.name
+        prepare_tables(self.engine, Base.metadata, ADDED_COLUMNS)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+        # the plain statements of the search path, in the driver's parameter style
+        self._marker = "?" if self.engine.dialect.paramstyle == "qmark" else "%s"
+        self._revision_sql = f"SELECT created_at, revision FROM collections WHERE name = {self._marker}"
+        self._chunks_sql = _GET_CHUNKS_SQL[self.engine.dialect.name == "postgresql"]
 
     def close(self) -> None:
         self.engine.dispose()
@@ -72,7 +78,7 @@ class Catalog:
     def revision(self, collection: str) -> str:
         """Changes whenever the collection's chunks change, also across delete and re-create. Asked on every
         search, so it is one plain SQL statement rather than an ORM round trip."""
-        rows = self._plain_query("SELECT created_at, revision FROM collections WHERE name = ?", (collection,))
+        rows = self._plain_query(self._revision_sql, (collection,))
         row = rows[0] if rows else None
         if row is None:
             raise CollectionNotFoundError(collection, [c.name for c in self.list_collections()])
@@ -380,12 +386,13 @@ class Catalog:
     def get_chunks(self, collection: str, ids: Iterable[str]) -> dict[str, Chunk]:
         """Chunks by id. On every search's path, so it is one plain SQL statement: CROSS JOIN makes SQLite
         look the chunks up by primary key first (its planner, without statistics, would otherwise walk the
-        whole collection), and no ORM or expression building happens per call."""
+        whole collection; PostgreSQL plans a plain JOIN by its statistics), and no ORM or expression
+        building happens per call."""
         wanted = list(dict.fromkeys(ids))
         found: dict[str, Chunk] = {}
         for i in range(0, len(wanted), 500):
             part = wanted[i : i + 500]
-            sql = _GET_CHUNKS_SQL.format(placeholders=",".join("?" * len(part)))
+            sql = self._chunks_sql.format(placeholders=",".join([self._marker] * len(part)))
             for row in self._plain_query(sql, (*part, collection)):
                 chunk = self._chunk(row)
                 found[chunk.id] = chunk
@@ -446,9 +453,14 @@ class Catalog:
             return [IngestProblem(r.file_name, r.kind, r.reason, r.severity) for r in rows]
 
 
-_GET_CHUNKS_SQL = (
+_CHUNK_SELECT = (
     'SELECT c.id, d.collection_name, d.file_name, c.ordinal, c.text, c.start, c."end", c.page, c.page_end, '
-    "c.section, c.heading, c.section_path_json, c.token_count "
-    "FROM chunks AS c CROSS JOIN documents AS d ON d.id = c.document_id "
-    "WHERE c.id IN ({placeholders}) AND d.collection_name = ?"
+    "c.section, c.heading, c.section_path_json, c.token_count FROM chunks AS c "
+)
+#: get_chunks' statement: [SQLite, PostgreSQL] (PostgreSQL has no CROSS JOIN ... ON, and marks with %s).
+_GET_CHUNKS_SQL = (
+    _CHUNK_SELECT + "CROSS JOIN documents AS d ON d.id = c.document_id "
+    "WHERE c.id IN ({placeholders}) AND d.collection_name = ?",
+    _CHUNK_SELECT + "JOIN documents AS d ON d.id = c.document_id "
+    "WHERE c.id IN ({placeholders}) AND d.collection_name = %s",
 )
