@@ -102,7 +102,7 @@ def score(services: Services, question: PinnedQuestion, result: ResearchResult) 
 
 
 async def run_all(services: Services, questions: list[PinnedQuestion]) -> list[PinnedScore]:
-    from rabbithole.research.runner import run_research
+    from rabbithole.runs.runner import run_research
 
     scores: list[PinnedScore] = []
     for q in questions:

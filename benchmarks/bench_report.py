@@ -114,7 +114,7 @@ async def report_run(
 ) -> TimedReport:
     """One report approved as proposed, with the outline (and ``scripts``: (response, schema)) scripted,
     the fake answering after ``latency_ms`` (a reset of the fake clears its latency and scripts)."""
-    from rabbithole.research.runner import ResearchRunner
+    from rabbithole.runs.runner import ResearchRunner
 
     fake.client.reset()
     fake.set_latency(latency_ms)

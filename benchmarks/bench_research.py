@@ -381,7 +381,7 @@ DEV_HEADER = ["depth", "lang", "runs", "gold found", "gold recall", "complete", 
 
 async def run_question(services: Services, question: str, overrides: Mapping[str, Any]) -> ResearchResult:
     """One quick research run over the sample collection."""
-    from rabbithole.research.runner import run_research
+    from rabbithole.runs.runner import run_research
 
     result: ResearchResult = await run_research(
         services, question, collections=[SAMPLE_COLLECTION], mode="quick", overrides=dict(overrides)

@@ -40,10 +40,10 @@ if TYPE_CHECKING:
     from rabbithole.references.resolver import ResolvedReference
     from rabbithole.references.tracing import ReferenceEngine
     from rabbithole.registry.registry import DocumentRegistry
-    from rabbithole.research.event_log import RunEventLog
     from rabbithole.research.language import LanguageDetector
-    from rabbithole.research.registry import RunRegistry
     from rabbithole.retrieval.hybrid import HybridSearcher
+    from rabbithole.runs.event_log import RunEventLog
+    from rabbithole.runs.store import RunStore
     from rabbithole.store.chroma_store import ChromaStore
     from rabbithole.store.write_locks import CollectionWriteLocks
     from rabbithole.web.searcher import WebSearcher
@@ -137,9 +137,7 @@ class Services:
     def store(self) -> ChromaStore:
         from rabbithole.store.chroma_store import ChromaStore
 
-        return self._once(
-            "store", lambda: ChromaStore.from_settings(self.settings.storage, self.settings.vectors)
-        )
+        return self._once("store", lambda: ChromaStore.from_settings(self.settings.storage))
 
     @property
     def tokens(self) -> TokenCounter:
@@ -165,13 +163,13 @@ class Services:
         return self._once("llm", lambda: LLMClient(self.settings.llm, token_counter=self.tokens))
 
     @property
-    def runs(self) -> RunRegistry:
+    def runs(self) -> RunStore:
         """The registry of research runs (in the catalog database)."""
-        from rabbithole.research.registry import RunRegistry
+        from rabbithole.runs.store import RunStore
 
         return self._once(
             "runs",
-            lambda: RunRegistry(
+            lambda: RunStore(
                 self.settings.storage.catalog_path, self.settings.storage.sqlite_busy_timeout_ms
             ),
         )
@@ -179,7 +177,7 @@ class Services:
     @property
     def run_events(self) -> RunEventLog:
         """The persisted progress events of research runs (in the catalog database)."""
-        from rabbithole.research.event_log import RunEventLog
+        from rabbithole.runs.event_log import RunEventLog
 
         return self._once(
             "run_events",
@@ -406,7 +404,7 @@ class Services:
         recorded (never opened here, searches say how to rebuild it) instead of crashing the server at
         every start. Returns what was found damaged; nothing to do (no cost) after a clean stop."""
         storage = self.settings.storage
-        if self.settings.vectors.server:  # a server owns its index files: nothing to check here
+        if storage.chroma_mode != "embedded":
             return {}
         from rabbithole.store.probe import check_after_unclean_stop
         from rabbithole.store.sessions import SESSIONS_DIR, StoreSessions

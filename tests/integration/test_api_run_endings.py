@@ -23,7 +23,7 @@ from rabbithole.api.main import create_app
 from rabbithole.api.runs.service import RunService
 from rabbithole.core.config import Settings
 from rabbithole.devtools.fake_ollama import FakeOllama
-from rabbithole.research.registry import RunRegistry
+from rabbithole.runs.store import RunStore
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(300)]
 
@@ -124,7 +124,7 @@ class FullDisk:
 
     def __init__(self, catalog: Path) -> None:
         self.catalog = catalog
-        RunRegistry(catalog).close()  # the run tables exist
+        RunStore(catalog).close()  # the run tables exist
         with closing(sqlite3.connect(catalog)) as conn, conn:
             conn.execute("CREATE TABLE test_full_disk (full INTEGER NOT NULL)")
             conn.execute("INSERT INTO test_full_disk VALUES (0)")
@@ -195,14 +195,14 @@ async def test_a_full_disk_ends_the_run_in_error_and_its_streams(
             assert late[-1][0] == "error" and late[-1][1]["seq"] == events[-1][1]["seq"]
 
             service: RunService = app.state.runs
-            assert service.registry.get(run_id).status == "running"  # nothing could be written yet
+            assert service.store.get(run_id).status == "running"  # nothing could be written yet
             full_disk.free()  # the kept status and final events are written now
-            while service.registry.get(run_id).status != "error" or service.unsaved_events(run_id, 0):
+            while service.store.get(run_id).status != "error" or service.unsaved_events(run_id, 0):
                 await asyncio.sleep(0.1)
             stored = service.events.after(run_id)
             assert [e.seq for e in stored] == list(range(1, len(stored) + 1))
             assert stored[-1].type == "error" and stored[-1].seq == events[-1][1]["seq"]
-            assert service.registry.get(run_id).error == error
+            assert service.store.get(run_id).error == error
 
             assert (await client.post(f"/api/runs/{run_id}/resume", json={})).status_code == 202
             done = await wait_for(client, run_id, "done")

@@ -21,8 +21,8 @@ from fixtures.api_server import start_server_process, stop_server_process
 from fixtures.run_kb import RUN_COLLECTION
 from rabbithole.core.config import Settings
 from rabbithole.devtools.fake_ollama import FakeOllama
-from rabbithole.research.event_log import RunEventLog
-from rabbithole.research.registry import RunRegistry
+from rabbithole.runs.event_log import RunEventLog
+from rabbithole.runs.store import RunStore
 
 pytestmark = pytest.mark.timeout(420)
 
@@ -45,7 +45,7 @@ def data_dir(run_kb: Settings, tmp_path: Path) -> Path:
     """A copy of the small KB's data directory whose only unfinished runs are this test's."""
     copy = tmp_path / "data"
     shutil.copytree(run_kb.storage.data_dir, copy)
-    registry = RunRegistry(copy / run_kb.storage.catalog_path.relative_to(run_kb.storage.data_dir))
+    registry = RunStore(copy / run_kb.storage.catalog_path.relative_to(run_kb.storage.data_dir))
     for record in registry.list(status=["running", "queued", "waiting_for_input"], limit=100_000):
         registry.update(record.id, status="cancelled", error="not this test's")
     registry.close()

@@ -211,7 +211,7 @@ async def test_cancel_delete_and_errors(make_client: AppFactory, fake_ollama: Fa
 async def test_runs_left_running_are_marked_resumable_when_not_resumed_on_start(
     run_kb: Settings, fake_ollama: FakeOllama, make_client: AppFactory
 ) -> None:
-    from rabbithole.research.runner import ResearchRunner
+    from rabbithole.runs.runner import ResearchRunner
     from rabbithole.services import Services
 
     with Services(run_kb) as services:  # a run a stopped process left running, before it started

@@ -12,7 +12,7 @@ import pytest
 from fixtures.cli_runs import rabbithole
 from rabbithole.cli.run_ids import pick_run_id
 from rabbithole.core.errors import InvalidRequestError, RunNotFoundError
-from rabbithole.research.registry import RunRegistry
+from rabbithole.runs.store import RunStore
 
 QUESTION = (
     "Wann müssen Strahlenschutzbereiche eingerichtet werden, und wer legt ihre Grenzen im Einzelfall fest?"
@@ -23,7 +23,7 @@ QUESTION = (
 def runs(tmp_path: Path) -> tuple[dict[str, str], list[str]]:
     """An environment whose data dir holds 17 runs (so that two of them share their first character), the
     newest a report waiting for its outline; and their ids, newest first."""
-    registry = RunRegistry(tmp_path / "catalog.sqlite3")
+    registry = RunStore(tmp_path / "catalog.sqlite3")
     try:
         for n in range(16):
             registry.create(f"{QUESTION} ({n})", ["sample"], "interactive")

@@ -24,9 +24,9 @@ from rabbithole.api.main import create_app
 from rabbithole.core.config import Settings
 from rabbithole.core.errors import RunBusyError
 from rabbithole.devtools.fake_ollama import FakeOllama
-from rabbithole.research.event_log import RunEventLog
-from rabbithole.research.registry import RunRegistry
-from rabbithole.research.run_lease import RunLeases
+from rabbithole.runs.event_log import RunEventLog
+from rabbithole.runs.leases import RunLeases
+from rabbithole.runs.store import RunStore
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(600)]
 
@@ -112,7 +112,7 @@ async def test_the_cli_resumes_a_servers_failed_run_once_and_the_server_follows(
     data_dir = run_data_copy(run_kb, tmp_path / "data")
     settings = settings_over(data_dir, fake_ollama)
     events = RunEventLog(settings.storage.catalog_path)
-    watcher = RunLeases(RunRegistry(settings.storage.catalog_path).engine, "the test", lease_s=60)
+    watcher = RunLeases(RunStore(settings.storage.catalog_path).engine, "the test", lease_s=60)
     async with server(settings) as client:
         # every model call fails (a model that stays unreachable): the run ends in its error state
         fake_ollama.fault("error", times=None, path="/api/chat")
@@ -181,7 +181,7 @@ async def test_a_server_started_during_a_fresh_cli_run_leaves_it_to_the_cli(
 ) -> None:
     data_dir = run_data_copy(run_kb, tmp_path / "data")
     settings = settings_over(data_dir, fake_ollama)
-    registry = RunRegistry(settings.storage.catalog_path)
+    registry = RunStore(settings.storage.catalog_path)
     watcher = RunLeases(registry.engine, "the test", lease_s=60)
     fake_ollama.set_latency(SLOW_MS)
     fresh = cli(

@@ -19,9 +19,9 @@ from fixtures.run_kb import RUN_COLLECTION
 from rabbithole.cli.run_terminal import EXIT_CANCELLED
 from rabbithole.core.config import Settings
 from rabbithole.devtools.fake_ollama import FakeOllama
-from rabbithole.research.event_log import RunEventLog
-from rabbithole.research.registry import RunRegistry
-from rabbithole.research.run_lease import RunLeases
+from rabbithole.runs.event_log import RunEventLog
+from rabbithole.runs.leases import RunLeases
+from rabbithole.runs.store import RunStore
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -44,7 +44,7 @@ COMMANDS = {
 }
 
 
-def wait_executing(registry: RunRegistry, fake: FakeOllama, process: subprocess.Popen[str]) -> str:
+def wait_executing(registry: RunStore, fake: FakeOllama, process: subprocess.Popen[str]) -> str:
     """The id of the run ``process`` created, once it executes it: status running, and the model asked."""
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
@@ -66,7 +66,7 @@ def test_a_signal_cancels_the_run_releases_its_lease_and_exits_cancelled(
 ) -> None:
     data_dir = run_data_copy(run_kb, tmp_path / "data")
     settings = settings_over(data_dir, fake_ollama)
-    registry = RunRegistry(settings.storage.catalog_path)
+    registry = RunStore(settings.storage.catalog_path)
     leases = RunLeases(registry.engine, "the test", lease_s=60)
     fake_ollama.set_latency(SLOW_MS)
     env = process_env(data_dir, fake_ollama)
@@ -116,7 +116,7 @@ def test_sigterm_at_a_prompt_stops_the_command_and_the_run_keeps_waiting(
     at once; the run waits for its answer, resumable, no process holding it."""
     data_dir = run_data_copy(run_kb, tmp_path / "data")
     settings = settings_over(data_dir, fake_ollama)
-    registry = RunRegistry(settings.storage.catalog_path)
+    registry = RunStore(settings.storage.catalog_path)
     leases = RunLeases(registry.engine, "the test", lease_s=60)
     interactive = [arg for arg in COMMANDS["research"] if arg not in ("--mode", "quick", "--yes")]
     process = subprocess.Popen(

@@ -16,7 +16,7 @@ import docx
 
 from fixtures.cli_runs import cli_env, rabbithole
 from rabbithole.devtools.fake_ollama import FakeOllama
-from rabbithole.research.registry import RunRegistry
+from rabbithole.runs.store import RunStore
 from rabbithole.services import Services
 
 TOPIC = "Strahlenschutzbereiche und Dosisgrenzwerte"
@@ -80,7 +80,7 @@ def test_killed_mid_section_then_resumed(sample_index: Services, fake_ollama: Fa
     process.communicate()
     first = _grades(fake_ollama)[0].prompt.split("\nSection: ")[1].split("\n")[0]
 
-    registry = RunRegistry(sample_index.settings.storage.catalog_path)
+    registry = RunStore(sample_index.settings.storage.catalog_path)
     run = registry.list(limit=1)[0]
     assert run.status == "running" and run.phase == "sections" and run.mode == "report"
 

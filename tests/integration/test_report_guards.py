@@ -12,7 +12,7 @@ import pytest
 
 from rabbithole.devtools.fake_ollama import FakeOllama
 from rabbithole.devtools.fake_ollama.state import RecordedRequest
-from rabbithole.research.runner import ResearchRunner
+from rabbithole.runs.runner import ResearchRunner
 from rabbithole.services import Services
 
 pytestmark = pytest.mark.asyncio

@@ -21,9 +21,9 @@ from rabbithole.devtools.fake_ollama import FakeOllama, PromptContext, generate_
 from rabbithole.embeddings.memo import TextVectors
 from rabbithole.research.context import ResearchContext
 from rabbithole.research.models import ResearchResult
-from rabbithole.research.registry import RunRecord
 from rabbithole.research.report.section_nodes import support_texts
-from rabbithole.research.runner import ResearchRunner
+from rabbithole.runs.runner import ResearchRunner
+from rabbithole.runs.store import RunRecord
 from rabbithole.services import Services
 
 TOPIC = "Strahlenschutz bei beruflich exponierten Personen: Grenzwerte, Überwachung und Pflichten"

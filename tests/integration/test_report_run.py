@@ -18,8 +18,8 @@ from rabbithole.devtools.fake_ollama.state import RecordedRequest
 from rabbithole.research.context import ResearchContext
 from rabbithole.research.evidence.citations import strip_markers
 from rabbithole.research.models import Evidence, ResearchResult
-from rabbithole.research.registry import RunRecord
-from rabbithole.research.runner import ResearchRunner, RunView
+from rabbithole.runs.runner import ResearchRunner, RunView
+from rabbithole.runs.store import RunRecord
 from rabbithole.services import Services
 
 pytestmark = pytest.mark.asyncio

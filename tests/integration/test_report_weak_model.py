@@ -17,7 +17,7 @@ from rabbithole.devtools.fake_ollama import FakeOllama, PromptContext, generate_
 from rabbithole.devtools.fake_ollama.state import RecordedRequest
 from rabbithole.research.guards import is_placeholder, normalise_sentence
 from rabbithole.research.models import ReportSectionView, ResearchResult
-from rabbithole.research.runner import ResearchRunner
+from rabbithole.runs.runner import ResearchRunner
 from rabbithole.services import Services
 
 pytestmark = pytest.mark.asyncio

@@ -13,7 +13,7 @@ from typing import Any
 
 from fixtures.cli_runs import cli_env, rabbithole
 from rabbithole.devtools.fake_ollama import FakeOllama
-from rabbithole.research.registry import RunRegistry
+from rabbithole.runs.store import RunStore
 from rabbithole.services import Services
 
 QUESTION = "Wann müssen Strahlenschutzbereiche eingerichtet werden?"
@@ -73,8 +73,8 @@ def test_interactive_run_from_the_terminal(sample_index: Services, fake_ollama: 
     assert "Clarification, round 1" in done.stderr and "Clarification, round 2" in done.stderr
     assert "Research plan" in done.stderr
     assert "[1]" in done.stdout
-    records = RunRegistry(sample_index.settings.storage.catalog_path).list(limit=1)
-    result = RunRegistry(sample_index.settings.storage.catalog_path).get(records[0].id).result
+    records = RunStore(sample_index.settings.storage.catalog_path).list(limit=1)
+    result = RunStore(sample_index.settings.storage.catalog_path).get(records[0].id).result
     assert result is not None and result.tasks[-1].title == "Wer legt die Bereiche fest?"
 
 
@@ -133,7 +133,7 @@ def test_killed_mid_dig_then_resumed(sample_index: Services, fake_ollama: FakeOl
     process.communicate()
     first_task = _summary_requests(fake_ollama)[0].messages[-1]["content"].split("\nTask: ")[-1][:60]
 
-    registry = RunRegistry(sample_index.settings.storage.catalog_path)
+    registry = RunStore(sample_index.settings.storage.catalog_path)
     run = registry.list(limit=1)[0]
     assert run.status == "running" and run.phase == "dig"
 

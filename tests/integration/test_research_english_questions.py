@@ -13,7 +13,7 @@ import pytest_asyncio
 
 from rabbithole.devtools.fake_ollama import FakeOllama
 from rabbithole.research.models import ResearchResult
-from rabbithole.research.runner import run_research
+from rabbithole.runs.runner import run_research
 from rabbithole.services import Services
 
 pytestmark = pytest.mark.asyncio

@@ -16,7 +16,7 @@ from rabbithole.devtools.fake_ollama import FakeOllama, PromptContext, generate_
 from rabbithole.devtools.fake_ollama.state import RecordedRequest
 from rabbithole.research.evidence.claim_tokens import ClaimToken, claim_tokens, missing_tokens
 from rabbithole.research.models import ResearchResult, TaskResult
-from rabbithole.research.runner import ResearchRunner
+from rabbithole.runs.runner import ResearchRunner
 from rabbithole.services import Services
 
 pytestmark = pytest.mark.asyncio

@@ -11,7 +11,7 @@ import pytest
 
 from rabbithole.core.errors import RunFailedError
 from rabbithole.devtools.fake_ollama import FakeOllama, PromptContext, generate_instance
-from rabbithole.research.runner import ResearchRunner, run_research
+from rabbithole.runs.runner import ResearchRunner, run_research
 from rabbithole.services import Services
 
 pytestmark = pytest.mark.asyncio

@@ -19,7 +19,7 @@ from rabbithole.devtools.fake_ollama import FakeOllama, PromptContext, generate_
 from rabbithole.devtools.fake_ollama.state import RecordedRequest
 from rabbithole.research.evidence.claim_tokens import claim_tokens, missing_tokens
 from rabbithole.research.export.docx import docx_bytes
-from rabbithole.research.runner import ResearchRunner, run_research
+from rabbithole.runs.runner import ResearchRunner, run_research
 from rabbithole.services import Services
 
 pytestmark = pytest.mark.asyncio

@@ -13,7 +13,7 @@ import pytest
 from rabbithole.devtools.fake_ollama import FakeOllama
 from rabbithole.devtools.fake_ollama.state import RecordedRequest
 from rabbithole.research.models import PinnedProvision, ResearchResult
-from rabbithole.research.runner import run_research
+from rabbithole.runs.runner import run_research
 from rabbithole.services import Services
 
 pytestmark = pytest.mark.asyncio

@@ -12,7 +12,7 @@ import pytest
 from rabbithole.core.errors import RunFailedError, RunStateError
 from rabbithole.devtools.fake_ollama import FakeOllama
 from rabbithole.research.models import ResearchResult
-from rabbithole.research.runner import ResearchRunner, run_research
+from rabbithole.runs.runner import ResearchRunner, run_research
 from rabbithole.services import Services
 
 pytestmark = pytest.mark.asyncio

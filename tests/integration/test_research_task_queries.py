@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from rabbithole.devtools.fake_ollama import FakeOllama
-from rabbithole.research.runner import run_research
+from rabbithole.runs.runner import run_research
 from rabbithole.services import Services
 
 pytestmark = pytest.mark.asyncio

@@ -15,7 +15,7 @@ from rabbithole.devtools.fake_ollama import FakeOllama
 from rabbithole.research.evidence.consistency import CitedText, missing_from
 from rabbithole.research.guards import is_placeholder, normalise_sentence
 from rabbithole.research.models import ResearchResult
-from rabbithole.research.runner import run_research
+from rabbithole.runs.runner import run_research
 from rabbithole.services import Services
 
 pytestmark = pytest.mark.asyncio

@@ -21,8 +21,8 @@ from fixtures.run_kb import RUN_COLLECTION
 from rabbithole.api.main import create_app
 from rabbithole.core.config import Settings
 from rabbithole.devtools.fake_ollama import FakeOllama
-from rabbithole.research.registry import RunRegistry, RunRow
-from rabbithole.research.run_lease import RunLeases, parse_owner
+from rabbithole.runs.leases import RunLeases, parse_owner
+from rabbithole.runs.store import RunRow, RunStore
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -32,9 +32,9 @@ LEASE_S = 300
 CLAIMER = """
 import sys, time
 from pathlib import Path
-from rabbithole.research.registry import RunRegistry, RunRow
-from rabbithole.research.run_lease import RunLeases, process_owner
-leases = RunLeases(RunRegistry(Path(sys.argv[1])).engine, process_owner(), float(sys.argv[3]))
+from rabbithole.runs.store import RunStore, RunRow
+from rabbithole.runs.leases import RunLeases, process_owner
+leases = RunLeases(RunStore(Path(sys.argv[1])).engine, process_owner(), float(sys.argv[3]))
 assert leases.claim(sys.argv[2])
 print(leases.owner, flush=True)
 time.sleep(600)
@@ -54,13 +54,13 @@ def claim_and_kill(catalog: Path, run_id: str) -> str:
     return owner
 
 
-def owner_of(registry: RunRegistry, run_id: str) -> str | None:
+def owner_of(registry: RunStore, run_id: str) -> str | None:
     with registry.engine.connect() as conn:
         return conn.scalar(select(RunRow.owner).where(RunRow.id == run_id))
 
 
 def test_a_killed_owners_lease_is_taken_over_at_once(tmp_path: Path) -> None:
-    registry = RunRegistry(tmp_path / "catalog.db")
+    registry = RunStore(tmp_path / "catalog.db")
     run = registry.create("q", ["c"], "quick")
     dead = claim_and_kill(tmp_path / "catalog.db", run.id)
     leases = RunLeases(registry.engine, "successor", lease_s=LEASE_S)
@@ -73,7 +73,7 @@ def test_a_killed_owners_lease_is_taken_over_at_once(tmp_path: Path) -> None:
 
 
 def test_a_live_owners_lease_of_an_old_format_is_respected(tmp_path: Path) -> None:
-    registry = RunRegistry(tmp_path / "catalog.db")
+    registry = RunStore(tmp_path / "catalog.db")
     run = registry.create("q", ["c"], "quick")
     old = RunLeases(registry.engine, f"{socket.gethostname()}:999999999:0123abcd", lease_s=LEASE_S)
     assert old.claim(run.id)  # a pid that cannot exist, but no start time: nothing tells it is dead
@@ -87,7 +87,7 @@ async def test_a_restarted_server_resumes_its_killed_predecessors_run_at_start(
 ) -> None:
     data_dir = run_data_copy(run_kb, tmp_path / "data")
     settings = settings_over(data_dir, fake_ollama, run_lease_s=LEASE_S)
-    registry = RunRegistry(settings.storage.catalog_path)
+    registry = RunStore(settings.storage.catalog_path)
     question = "Welche Grenzwerte gelten für beruflich exponierte Personen?"
     run = registry.create(
         question, [RUN_COLLECTION], "quick", {"depth": 0}, status="running", origin="server"

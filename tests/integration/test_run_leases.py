@@ -7,12 +7,12 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from rabbithole.research.registry import RunRegistry
-from rabbithole.research.run_lease import RunLeases
+from rabbithole.runs.leases import RunLeases
+from rabbithole.runs.store import RunStore
 
 
 def test_one_claim_wins_release_and_expiry_hand_over(tmp_path: Path) -> None:
-    registry = RunRegistry(tmp_path / "catalog.db")
+    registry = RunStore(tmp_path / "catalog.db")
     run = registry.create("q", ["c"], "quick")
     a = RunLeases(registry.engine, "a", lease_s=60)
     b = RunLeases(registry.engine, "b", lease_s=60)
@@ -37,9 +37,9 @@ def test_one_claim_wins_release_and_expiry_hand_over(tmp_path: Path) -> None:
 
 
 def test_concurrent_claims_from_many_owners(tmp_path: Path) -> None:
-    registry = RunRegistry(tmp_path / "catalog.db")
+    registry = RunStore(tmp_path / "catalog.db")
     runs = [registry.create(f"q{i}", ["c"], "quick").id for i in range(20)]
-    owners = [RunLeases(RunRegistry(tmp_path / "catalog.db").engine, f"p{i}", lease_s=60) for i in range(4)]
+    owners = [RunLeases(RunStore(tmp_path / "catalog.db").engine, f"p{i}", lease_s=60) for i in range(4)]
 
     def claim_all(leases: RunLeases) -> list[str]:
         return [run_id for run_id in runs if leases.claim(run_id)]
@@ -51,7 +51,7 @@ def test_concurrent_claims_from_many_owners(tmp_path: Path) -> None:
 
 
 def test_the_heartbeat_keeps_a_lease_and_a_claim_can_require_a_status(tmp_path: Path) -> None:
-    registry = RunRegistry(tmp_path / "catalog.db")
+    registry = RunStore(tmp_path / "catalog.db")
     run = registry.create("q", ["c"], "quick")
     holder = RunLeases(registry.engine, "holder", lease_s=0.3)
     other = RunLeases(registry.engine, "other", lease_s=60)
@@ -72,7 +72,7 @@ def test_the_heartbeat_keeps_a_lease_and_a_claim_can_require_a_status(tmp_path: 
 def test_a_run_is_created_with_its_creators_lease(tmp_path: Path) -> None:
     """A run its creator executes is never adopted by another process between its creation and the
     creator's claim (a server starting then claims the runs nobody holds)."""
-    registry = RunRegistry(tmp_path / "catalog.db")
+    registry = RunStore(tmp_path / "catalog.db")
     creator = RunLeases(registry.engine, "creator", lease_s=60)
     starting = RunLeases(registry.engine, "a starting server", lease_s=60)
     run = registry.create("q", ["c"], "quick", claim=creator.new_claim())

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from rabbithole.research.event_log import NewEvent, RunEvent, RunEventLog
-from rabbithole.research.event_writer import EventWriter, EventWriterClosedError
+from rabbithole.runs.event_log import NewEvent, RunEvent, RunEventLog
+from rabbithole.runs.event_writer import EventWriter, EventWriterClosedError
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -8,15 +8,15 @@ import pytest
 
 from rabbithole.core.errors import RunNotFoundError
 from rabbithole.research.models import ResearchResult
-from rabbithole.research.registry import RunRegistry
+from rabbithole.runs.store import RunStore
 
 
 @pytest.fixture
-def registry(tmp_path: Path) -> RunRegistry:
-    return RunRegistry(tmp_path / "catalog.sqlite3")
+def registry(tmp_path: Path) -> RunStore:
+    return RunStore(tmp_path / "catalog.sqlite3")
 
 
-def test_create_list_filter_update_delete(registry: RunRegistry) -> None:
+def test_create_list_filter_update_delete(registry: RunStore) -> None:
     first = registry.create("Frage eins?", ["sample"], "quick", {"depth": 1})
     second = registry.create("Question two?", ["a", "b"], "interactive")
     assert first.status == "queued" and first.overrides == {"depth": 1}

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from rabbithole.api.runs.progress import RunProgress
-from rabbithole.research.event_log import RunEvent, RunEventLog
+from rabbithole.runs.event_log import RunEvent, RunEventLog
 
 
 def test_events_are_numbered_per_run_and_continue_after_a_reopen(tmp_path: Path) -> None:

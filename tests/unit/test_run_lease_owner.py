@@ -12,7 +12,7 @@ import time
 
 import psutil
 
-from rabbithole.research.run_lease import (
+from rabbithole.runs.leases import (
     OwnerProcess,
     describe_owner,
     owner_is_dead,

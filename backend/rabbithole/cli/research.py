@@ -112,14 +112,14 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """List research runs, newest first, with their whole ids (`--resume` takes one, or a unique start
         of it)."""
-        from rabbithole.research.registry import RunRegistry
+        from rabbithole.runs.store import RunStore
 
         settings = load_settings()
-        registry = RunRegistry(settings.storage.catalog_path, settings.storage.sqlite_busy_timeout_ms)
+        store = RunStore(settings.storage.catalog_path, settings.storage.sqlite_busy_timeout_ms)
         try:
-            records = registry.list(status=status or None, limit=limit)
+            records = store.list(status=status or None, limit=limit)
         finally:
-            registry.close()
+            store.close()
         rows = [r.summary() for r in records]
         if as_json:
             typer.echo(json.dumps([r.model_dump(mode="json") for r in rows], ensure_ascii=False, indent=2))

@@ -26,14 +26,14 @@ def pick_run_id(prefix: str, matching: Sequence[str]) -> str:
 def resolve_run_id(prefix: str) -> str:
     """The whole id of the local run whose id is or starts with ``prefix``."""
     from rabbithole.core.config import load_settings
-    from rabbithole.research.registry import RunRegistry
+    from rabbithole.runs.store import RunStore
 
     prefix = prefix.strip()
     if not prefix:
         raise InvalidRequestError("--resume needs a run id (list them with `rabbithole runs`)")
     storage = load_settings().storage
-    registry = RunRegistry(storage.catalog_path, storage.sqlite_busy_timeout_ms)
+    store = RunStore(storage.catalog_path, storage.sqlite_busy_timeout_ms)
     try:
-        return pick_run_id(prefix, registry.ids_starting_with(prefix, limit=SHOWN + 1))
+        return pick_run_id(prefix, store.ids_starting_with(prefix, limit=SHOWN + 1))
     finally:
-        registry.close()
+        store.close()

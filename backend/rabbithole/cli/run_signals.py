@@ -1,7 +1,7 @@
 """Ctrl-C (SIGINT) and SIGTERM while the CLI executes a run (`rabbithole research`, `rabbithole report`).
 
 Both stop the run the same way: the first signal cancels the task that drives it, so the run's own
-cancellation path runs (``research/local_run.py``: the run is marked cancelled, its final event written, its
+cancellation path runs (``runs/local_run.py``: the run is marked cancelled, its final event written, its
 lease released as the CLI's ``LocalRun`` exits) and the command exits with ``EXIT_CANCELLED``. Without this,
 SIGTERM (a service manager stopping the CLI, ``kill``, a closed terminal session) ended the process at once
 and left its run "running" with no process executing it.

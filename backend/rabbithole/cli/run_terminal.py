@@ -1,7 +1,7 @@
 """Drive a run in the terminal, for `rabbithole research` and `rabbithole report`: create it (or pick up
 the one named by --resume), answer its interrupts until it ends, and, when nobody can answer (stdin
 closed), leave it waiting and exit with EXIT_WAITING and the command that resumes it. The run executes
-under its lease, with its events in the run event log (``research/local_run.py``), as on a server: a run a
+under its lease, with its events in the run event log (``runs/local_run.py``), as on a server: a run a
 server (or another CLI) executes is refused (``RunBusyError``), and the server's view follows this one.
 Ctrl-C and SIGTERM cancel it (``run_signals.py``): marked cancelled, its lease released, EXIT_CANCELLED."""
 
@@ -20,10 +20,10 @@ from rabbithole.core.config import load_settings
 from rabbithole.core.errors import InvalidRequestError
 
 if TYPE_CHECKING:
-    from rabbithole.research.local_run import LocalRun
     from rabbithole.research.models import ResearchResult, RunMode
-    from rabbithole.research.registry import RunRegistry
-    from rabbithole.research.runner import ResearchRunner, RunView
+    from rabbithole.runs.local_run import LocalRun
+    from rabbithole.runs.runner import ResearchRunner, RunView
+    from rabbithole.runs.store import RunStore
 
 #: Exit code when the run waits for input nobody gave (stdin closed): EX_TEMPFAIL.
 EXIT_WAITING = 75
@@ -109,8 +109,8 @@ async def _run(
     stop: StopSignals,
     started: list[str],
 ) -> ResearchResult:
-    from rabbithole.research.local_run import LocalRun
-    from rabbithole.research.runner import ResearchRunner
+    from rabbithole.runs.local_run import LocalRun
+    from rabbithole.runs.runner import ResearchRunner
     from rabbithole.services import Services
 
     services = Services(load_settings())
@@ -169,8 +169,8 @@ async def _start(
     return await local.advance(runner, on_event=progress)
 
 
-def _cancelled_before_it_ran(registry: RunRegistry, run_id: str) -> None:
+def _cancelled_before_it_ran(store: RunStore, run_id: str) -> None:
     """A new run cancelled before its graph started stays queued: marked cancelled here (under its lease
     still), so no server adopts a run its user stopped. A run that executed: the runner marked it."""
-    if registry.get(run_id, with_result=False).status == "queued":
-        registry.update(run_id, status="cancelled", error="cancelled")
+    if store.get(run_id, with_result=False).status == "queued":
+        store.update(run_id, status="cancelled", error="cancelled")

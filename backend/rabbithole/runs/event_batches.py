@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from rabbithole.research.event_log import NewEvent, RunEvent
+from rabbithole.runs.event_log import NewEvent, RunEvent
 
 _COLUMNS = "(run_id, seq, type, data_json, created_at)"
 

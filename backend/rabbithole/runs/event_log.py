@@ -7,7 +7,7 @@ asks for what came after it (the API's SSE replay) and a restarted server contin
     events = log.append_batch([NewEvent(...), ...])           # one transaction, numbered per run
     later = log.after(run_id, 5)                              # events 6, 7, ...
 
-The server writes through ``research/event_writer.py`` (one thread, a batch of all runs' events per
+The server writes through ``runs/event_writer.py`` (one thread, a batch of all runs' events per
 transaction); the numbering is safe for one writer per run (the process that executes it).
 """
 
@@ -24,10 +24,10 @@ from sqlalchemy import Integer, String, Text, delete, func, insert, or_, select
 from sqlalchemy.orm import Mapped, mapped_column, sessionmaker
 
 from rabbithole.catalog.db import create_sqlite_engine
-from rabbithole.research.registry import ResearchBase
+from rabbithole.runs.store import RunsBase
 
 
-class RunEventRow(ResearchBase):
+class RunEventRow(RunsBase):
     __tablename__ = "run_events"
 
     run_id: Mapped[str] = mapped_column(String, primary_key=True)
@@ -80,13 +80,13 @@ def _event(row: RunEventRow) -> RunEvent:
 class RunEventLog:
     """Append and read run events. One short transaction per call; WAL + busy timeout. The numbering is
     safe for one writer per run (the process that executes it). The server appends through its event
-    writer (``research/event_writer.py``, ``research/event_batches.py``)."""
+    writer (``runs/event_writer.py``, ``runs/event_batches.py``)."""
 
     def __init__(self, path: Path, busy_timeout_ms: int = 30_000) -> None:
         self.path = path
         self.busy_timeout_ms = busy_timeout_ms
         self.engine = create_sqlite_engine(path, busy_timeout_ms)
-        ResearchBase.metadata.create_all(self.engine)
+        RunsBase.metadata.create_all(self.engine)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
 
     def close(self) -> None:

@@ -27,8 +27,8 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 
-from rabbithole.research.event_batches import BatchAppender
-from rabbithole.research.event_log import NewEvent, RunEvent, RunEventLog
+from rabbithole.runs.event_batches import BatchAppender
+from rabbithole.runs.event_log import NewEvent, RunEvent, RunEventLog
 
 log = logging.getLogger(__name__)
 

@@ -31,7 +31,7 @@ from datetime import UTC, datetime, timedelta
 import psutil
 from sqlalchemy import Engine, and_, or_, select, update
 
-from rabbithole.research.registry import RunRow
+from rabbithole.runs.store import RunRow
 
 log = logging.getLogger(__name__)
 
@@ -102,7 +102,7 @@ class RunLeases:
         self._thread: threading.Thread | None = None
 
     def new_claim(self) -> tuple[str, datetime]:
-        """The lease a run this process creates is inserted with (``RunRegistry.create(claim=...)``); the
+        """The lease a run this process creates is inserted with (``RunStore.create(claim=...)``); the
         process then holds it with :meth:`claim`, which renews its own lease."""
         return self.owner, datetime.now(UTC) + self.lease
 

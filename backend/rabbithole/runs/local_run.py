@@ -1,5 +1,5 @@
 """A run executed outside the server (the CLI's ``research`` and ``report``, their ``--resume``), the way the
-server executes one: under the run's lease (``run_lease.py``), so a server or another CLI never executes it
+server executes one: under the run's lease (``leases.py``), so a server or another CLI never executes it
 at the same time, and with its events and status events in the run event log, so the server's view of the
 run (GET /api/runs/{id}, a stream that connects, the web app) shows its progress and its end.
 
@@ -20,13 +20,13 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from rabbithole.core.errors import RunBusyError, RunStateError
-from rabbithole.research.run_lease import RunLeases, describe_owner, process_owner
+from rabbithole.runs.leases import RunLeases, describe_owner, process_owner
 
 if TYPE_CHECKING:
-    from rabbithole.research.event_log import RunEventLog
     from rabbithole.research.models import RunStatus
-    from rabbithole.research.registry import RunRegistry
-    from rabbithole.research.runner import EventSink, ResearchRunner, RunView
+    from rabbithole.runs.event_log import RunEventLog
+    from rabbithole.runs.runner import EventSink, ResearchRunner, RunView
+    from rabbithole.runs.store import RunStore
     from rabbithole.services import Services
 
 log = logging.getLogger(__name__)
@@ -37,10 +37,10 @@ class LocalRun:
         """``owner``: the lease owner (default: a new one for this process), the one a run this process
         created was inserted with (:meth:`new_claim`)."""
         self.run_id = run_id
-        self.registry: RunRegistry = services.runs
+        self.store: RunStore = services.runs
         self.events: RunEventLog = services.run_events
         lease_s = services.settings.research.run_lease_s
-        self.leases = RunLeases(self.registry.engine, owner or process_owner(), lease_s)
+        self.leases = RunLeases(self.store.engine, owner or process_owner(), lease_s)
 
     @staticmethod
     def new_claim(services: Services) -> tuple[str, datetime]:
@@ -50,7 +50,7 @@ class LocalRun:
         return RunLeases(services.runs.engine, process_owner(), lease_s).new_claim()
 
     def __enter__(self) -> LocalRun:
-        self.registry.get(self.run_id, with_result=False)  # RunNotFoundError before any claim
+        self.store.get(self.run_id, with_result=False)  # RunNotFoundError before any claim
         if not self.leases.claim(self.run_id):
             holder = self.leases.holder(self.run_id)
             who = f" ({describe_owner(holder)})" if holder else ""
@@ -75,7 +75,7 @@ class LocalRun:
         """``runner.advance`` with the run's events recorded as the server records them: ``running`` as it
         starts, each event, the status event before an interrupt, the end or an error, and a cancelled
         run's end (Ctrl-C). An event that cannot be recorded ends the run in error (the runner's way)."""
-        if self.registry.get(self.run_id, with_result=False).status == "done":
+        if self.store.get(self.run_id, with_result=False).status == "done":
             raise RunStateError(f"run {self.run_id} is finished; there is nothing to resume")
         self._status("running")
         try:
@@ -86,7 +86,7 @@ class LocalRun:
             try:
                 self._status("cancelled")
                 self.events.append(self.run_id, "done", {"status": "cancelled"})
-            except Exception:  # a full disk: the registry says cancelled (the runner wrote it, or keeps it)
+            except Exception:  # a full disk: the store says cancelled (the runner wrote it, or keeps it)
                 log.exception("run %s: its cancellation events could not be recorded", self.run_id)
             raise
 
@@ -103,10 +103,10 @@ class LocalRun:
         forward(event)
 
     def _status(self, status: RunStatus, *, error: str | None = None) -> None:
-        """The status event the server writes (the registry's status is the runner's to write)."""
+        """The status event the server writes (the store's status is the runner's to write)."""
         data: dict[str, Any] = {
             "status": status,
-            "phase": self.registry.get(self.run_id, with_result=False).phase,
+            "phase": self.store.get(self.run_id, with_result=False).phase,
         }
         if error is not None:
             data["error"] = error

@@ -1,4 +1,4 @@
-"""Runs research graphs: creates runs in the registry, starts and resumes them on the checkpointer,
+"""Runs research graphs: creates runs in the run store, starts and resumes them on the checkpointer,
 streams their progress events, and records status, phase, errors and results.
 
     runner = ResearchRunner(services)                  # services opened with ``await services.aopen()``
@@ -28,9 +28,9 @@ from rabbithole.embeddings.memo import TextVectors
 from rabbithole.research.context import ResearchContext, RunOverrides
 from rabbithole.research.llm_step import merge_counts
 from rabbithole.research.models import ResearchResult, RunMode
-from rabbithole.research.registry import RunOrigin, RunRecord, RunRegistry
 from rabbithole.research.run import build_research_graph
-from rabbithole.research.unsaved_status import UnsavedStatuses
+from rabbithole.runs.store import RunOrigin, RunRecord, RunStore
+from rabbithole.runs.unsaved_status import UnsavedStatuses
 
 if TYPE_CHECKING:
     from rabbithole.services import Services
@@ -55,17 +55,17 @@ class RunView:
 
 
 class ResearchRunner:
-    def __init__(self, services: Services, registry: RunRegistry | None = None) -> None:
+    def __init__(self, services: Services, store: RunStore | None = None) -> None:
         self.services = services
-        self.registry = registry or services.runs
+        self.store = store or services.runs
         self._graphs: dict[str, Any] = {}
         self._graph_lock = asyncio.Lock()
         # LLM calls so far of the runs this runner executes now: the checkpoint's count when the run
         # (re)started plus what the run graph's steps reported since, so ``view`` of a running run needs
         # no checkpoint read
         self._live_calls: dict[str, dict[str, int]] = {}
-        # final statuses the registry could not take yet (a full disk): shown by ``view``, written later
-        self.unsaved = UnsavedStatuses(self.registry)
+        # final statuses the store could not take yet (a full disk): shown by ``view``, written later
+        self.unsaved = UnsavedStatuses(self.store)
 
     async def graph(self, mode: RunMode = "interactive") -> Any:
         """The compiled graph of a mode: the research run, or report mode's graph."""
@@ -108,7 +108,7 @@ class ResearchRunner:
         report_only = sorted(set(checked.model_dump(exclude_none=True)) & set(REPORT_OVERRIDES))
         if mode != "report" and report_only:
             raise InvalidRequestError(f"{', '.join(report_only)}: only for report mode")
-        return self.registry.create(
+        return self.store.create(
             question,
             list(dict.fromkeys(collections)),
             mode,
@@ -172,7 +172,7 @@ class ResearchRunner:
         """Run until the next interrupt, the end or an error. ``resume``: the answer to the pending
         interrupt. Raises RunStateError (finished run; an answer where none is expected or none where
         one is), RunFailedError (the run stopped in its error state; resumable) and domain errors."""
-        record = self.registry.get(run_id, with_result=False)
+        record = self.store.get(run_id, with_result=False)
         graph = await self.graph(record.mode)
         context = self.context(record)
         config = self.config(run_id, context)
@@ -189,7 +189,7 @@ class ResearchRunner:
         elif "result" in snapshot.values and not snapshot.next:
             if record.status == "done":
                 raise RunStateError(f"run {run_id} is finished; there is nothing to resume")
-            # the graph finished, but the process stopped before the registry recorded it
+            # the graph finished, but the process stopped before the store recorded it
             return await self._settle(run_id, graph, config, on_event or (lambda _event: None))
         else:
             # stopped between steps: a crash, an error, or a kill after a step's tasks wrote their results
@@ -200,7 +200,7 @@ class ResearchRunner:
         sink = on_event or (lambda _event: None)
         self._live_calls[run_id] = dict((snapshot.values or {}).get("llm_calls") or {})
         try:
-            self.registry.update(run_id, status="running", error=None)
+            self.store.update(run_id, status="running", error=None)
             self.unsaved.forget(run_id)
             async for namespace, mode, chunk in graph.astream(
                 graph_input, config, context=context, stream_mode=["custom", "updates"], subgraphs=True
@@ -212,9 +212,9 @@ class ResearchRunner:
                             self._live_calls[run_id] = merged
                 elif mode == "custom" and isinstance(chunk, dict):
                     if chunk.get("type") == "phase":
-                        self.registry.update(run_id, phase=str(chunk["phase"]))
+                        self.store.update(run_id, phase=str(chunk["phase"]))
                     elif chunk.get("type") == "language":
-                        self.registry.update(run_id, language=str(chunk["language"]))
+                        self.store.update(run_id, language=str(chunk["language"]))
                     sink(chunk)
             return await self._settle(run_id, graph, config, sink)
         except asyncio.CancelledError:
@@ -267,19 +267,19 @@ class ResearchRunner:
         snapshot = await graph.aget_state(config)
         pending = _interrupt_of(snapshot)
         if pending is not None:
-            self.registry.update(run_id, status="waiting_for_input")
+            self.store.update(run_id, status="waiting_for_input")
             sink({"type": "interrupt", **pending})
-            return RunView(self.registry.get(run_id, with_result=False), interrupt=pending)
+            return RunView(self.store.get(run_id, with_result=False), interrupt=pending)
         if snapshot.next:  # pragma: no cover - astream returns only at an interrupt, the end or an error
             raise RunStateError(f"run {run_id} stopped before {snapshot.next}")
         result: ResearchResult = snapshot.values["result"]
-        self.registry.update(run_id, status="done", phase="done", result=result)
+        self.store.update(run_id, status="done", phase="done", result=result)
         sink({"type": "report", "result": result.model_dump(mode="json")})
         sink({"type": "done", "status": "done"})
-        return RunView(self.registry.get(run_id), result=result)
+        return RunView(self.store.get(run_id), result=result)
 
     async def view(self, run_id: str) -> RunView:
-        record = self.unsaved.overlay(self.registry.get(run_id))
+        record = self.unsaved.overlay(self.store.get(run_id))
         if record.status == "done":
             return RunView(record, result=record.result)
         live = self._live_calls.get(run_id)

@@ -1,4 +1,4 @@
-"""The run registry: one row per research run (id = the LangGraph thread id) in SQLite through SQLAlchemy.
+"""The run store: one row per research run (id = the LangGraph thread id) in SQLite through SQLAlchemy.
 
 The checkpointer holds a run's full state; this table is what lists, filters and the API read without
 loading a graph: question, collections, mode, status, phase, timestamps, error, and the result once done.
@@ -33,11 +33,11 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-class ResearchBase(DeclarativeBase):
+class RunsBase(DeclarativeBase):
     """The research tables (runs, their events) in the catalog database."""
 
 
-class RunRow(ResearchBase):
+class RunRow(RunsBase):
     __tablename__ = "research_runs"
 
     id: Mapped[str] = mapped_column(String, primary_key=True)
@@ -53,7 +53,7 @@ class RunRow(ResearchBase):
     result_json: Mapped[str | None] = mapped_column(Text, nullable=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
-    # the server process executing (or about to execute) the run, until lease_until (run_lease.py)
+    # the server process executing (or about to execute) the run, until lease_until (leases.py)
     owner: Mapped[str | None] = mapped_column(String, nullable=True)
     lease_until: Mapped[datetime | None] = mapped_column(nullable=True)
     # where the run was created: "server" (the API) or "cli" (the command, or the library); says how to
@@ -125,12 +125,12 @@ def _record(row: RunRow, with_result: bool) -> RunRecord:
     )
 
 
-class RunRegistry:
+class RunStore:
     """Create, read, list and update runs. Thread-safe (one short session per call); WAL + busy timeout."""
 
     def __init__(self, path: Path, busy_timeout_ms: int = 30_000) -> None:
         self.engine = create_sqlite_engine(path, busy_timeout_ms)
-        ResearchBase.metadata.create_all(self.engine)
+        RunsBase.metadata.create_all(self.engine)
         add_missing_columns(self.engine, ADDED_RUN_COLUMNS)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
 
@@ -149,7 +149,7 @@ class RunRegistry:
         claim: tuple[str, datetime] | None = None,
     ) -> RunRecord:
         """A new run. ``claim``: the lease (owner, until) it is created with, in the same insert, so no other
-        process adopts it between its creation and its creator's claim (``run_lease.RunLeases.new_claim``)."""
+        process adopts it between its creation and its creator's claim (``leases.RunLeases.new_claim``)."""
         owner, lease_until = claim if claim is not None else (None, None)
         with self._sessions.begin() as session:
             last = session.scalar(select(RunRow.seq).order_by(RunRow.seq.desc()).limit(1)) or 0

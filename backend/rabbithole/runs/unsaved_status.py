@@ -1,10 +1,10 @@
-"""Final statuses of runs that the registry could not take (a full disk, a locked database): kept in memory,
+"""Final statuses of runs that the store could not take (a full disk, a locked database): kept in memory,
 shown in place of the stored status, and written again later, so a run that failed is never left
 ``running`` for its clients.
 
-    unsaved = UnsavedStatuses(registry)
+    unsaved = UnsavedStatuses(store)
     unsaved.record(run_id, "error", "the disk is full ...")   # written now, or kept for later
-    record = unsaved.overlay(registry.get(run_id))            # what clients are shown
+    record = unsaved.overlay(store.get(run_id))            # what clients are shown
     unsaved.retry()                                           # now and then (the server's adopter loop)
 
 A status kept here is forgotten once written, or when the run's status is set anew (``forget``: a resume, a
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from rabbithole.core.errors import RunNotFoundError
 from rabbithole.research.models import RunStatus
-from rabbithole.research.registry import RunRecord, RunRegistry
+from rabbithole.runs.store import RunRecord, RunStore
 
 log = logging.getLogger(__name__)
 
@@ -32,8 +32,8 @@ class _Unsaved:
 
 
 class UnsavedStatuses:
-    def __init__(self, registry: RunRegistry) -> None:
-        self.registry = registry
+    def __init__(self, store: RunStore) -> None:
+        self.store = store
         self._pending: dict[str, _Unsaved] = {}
         self._lock = threading.Lock()
 
@@ -42,7 +42,7 @@ class UnsavedStatuses:
         (a run deleted meanwhile is dropped)."""
         unsaved = _Unsaved(status, error)
         try:
-            self.registry.update(run_id, status=status, error=error)
+            self.store.update(run_id, status=status, error=error)
         except RunNotFoundError:
             self.forget(run_id)
             return True
@@ -76,7 +76,7 @@ class UnsavedStatuses:
             pending = dict(self._pending)
         for run_id, unsaved in pending.items():
             try:
-                self.registry.update(run_id, status=unsaved.status, error=unsaved.error)
+                self.store.update(run_id, status=unsaved.status, error=unsaved.error)
             except RunNotFoundError:
                 self.forget(run_id)
             except Exception:

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from rabbithole.research.event_log import RunEvent
+from rabbithole.runs.event_log import RunEvent
 
 #: Put into a run's queues when the run is deleted: the stream ends.
 CLOSED = None

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from rabbithole.api.runs.broker import EventBroker
-from rabbithole.research.event_log import RunEvent, RunEventLog
+from rabbithole.runs.event_log import RunEvent, RunEventLog
 
 log = logging.getLogger(__name__)
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rabbithole.api.runs.schemas import TodoItem
-from rabbithole.research.event_log import RunEvent
+from rabbithole.runs.event_log import RunEvent
 
 TASK_STATES = ("pending", "running", "done", "error")
 #: The event types the progress is folded from (the rest only move ``last_seq``).

@@ -23,8 +23,8 @@ from typing import Any
 
 from rabbithole.api.runs.broker import EventBroker
 from rabbithole.api.runs.progress import RunProgress
-from rabbithole.research.event_log import NewEvent, RunEvent, RunEventLog
-from rabbithole.research.event_writer import EventWriter
+from rabbithole.runs.event_log import NewEvent, RunEvent, RunEventLog
+from rabbithole.runs.event_writer import EventWriter
 
 log = logging.getLogger(__name__)
 

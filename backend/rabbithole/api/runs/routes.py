@@ -51,10 +51,10 @@ def list_runs(
     offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0,
 ) -> RunPage:
     """Runs, newest first."""
-    records = runs.registry.list(status=run_status, limit=limit, offset=offset)
+    records = runs.store.list(status=run_status, limit=limit, offset=offset)
     return RunPage(
         items=[r.summary() for r in records],
-        total=runs.registry.count(status=run_status),
+        total=runs.store.count(status=run_status),
         limit=limit,
         offset=offset,
     )
@@ -87,7 +87,7 @@ async def delete_run(run_id: str, runs: RunServiceDep) -> RunDeleted:
 
 
 def _result(runs: RunServiceDep, run_id: str) -> ResearchResult:
-    record = runs.registry.get(run_id)
+    record = runs.store.get(run_id)
     if record.result is None:
         raise RunStateError(f"run {run_id} is {record.status}; its report is not ready")
     return record.result

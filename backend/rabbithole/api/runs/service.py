@@ -14,7 +14,7 @@ At start-up, runs a stopped process left ``running`` or ``queued`` are resumed f
 (``research.resume_on_start``; otherwise the running ones are marked ``error``, resumable).
 
 Servers may share one data directory: a process executes a run only while it holds the run's lease
-(``research/run_lease.py``), claimed atomically when the run is submitted or picked up at start-up, renewed
+(``runs/leases.py``), claimed atomically when the run is submitted or picked up at start-up, renewed
 by a heartbeat, released when the run stops executing. So each run executes in exactly one process; the runs
 of a process that died are taken over by a live one once their leases expire, or at once where the owner
 is known to be gone (a process of this host that no longer lives: a server restarted after ``kill -9``).
@@ -39,11 +39,11 @@ from rabbithole.api.runs.schemas import ResumeBody, check_fits
 from rabbithole.core.disk_full import disk_full_error
 from rabbithole.core.errors import RabbitholeError, RunBusyError, RunStateError
 from rabbithole.research.context import RunOverrides
-from rabbithole.research.event_log import NewEvent, RunEvent, RunEventLog
 from rabbithole.research.models import RunMode, RunStatus
-from rabbithole.research.registry import RunRecord, RunRegistry
-from rabbithole.research.run_lease import RunLeases, describe_owner, process_owner
-from rabbithole.research.runner import ResearchRunner, resume_advice
+from rabbithole.runs.event_log import NewEvent, RunEvent, RunEventLog
+from rabbithole.runs.leases import RunLeases, describe_owner, process_owner
+from rabbithole.runs.runner import ResearchRunner, resume_advice
+from rabbithole.runs.store import RunRecord, RunStore
 
 if TYPE_CHECKING:
     from rabbithole.services import Services
@@ -66,7 +66,7 @@ class RunService:
     def __init__(self, services: Services) -> None:
         self.services = services
         self.runner = ResearchRunner(services)
-        self.registry: RunRegistry = services.runs
+        self.store: RunStore = services.runs
         self.events: RunEventLog = services.run_events
         self.broker = EventBroker()
         self.endings = UnsavedEndings(self.events, self.broker)
@@ -79,7 +79,7 @@ class RunService:
         self._ending: set[asyncio.Task[None]] = set()  # runs being ended after an unsaved event
         self._closing = False
         self.lease_s = services.settings.research.run_lease_s
-        self.leases = RunLeases(self.registry.engine, process_owner(), self.lease_s)
+        self.leases = RunLeases(self.store.engine, process_owner(), self.lease_s)
         self._adopter: asyncio.Task[None] | None = None
 
     # -- lifecycle -----------------------------------------------------------------------------------
@@ -96,7 +96,7 @@ class RunService:
         """Claim and continue stopped runs: at start-up those without a live lease, later only those whose
         owner's lease expired or whose owner is gone (a process that died; ``RunLeases.claim``). A run the
         CLI executes holds a lease like a server's."""
-        stopped = list(reversed(self.registry.list(status=["running", "queued"], limit=1_000_000)))
+        stopped = list(reversed(self.store.list(status=["running", "queued"], limit=1_000_000)))
         for record in stopped:
             if self.busy(record.id):
                 continue
@@ -151,12 +151,12 @@ class RunService:
         record = self.runner.create(question, collections, mode, overrides, origin="server", claim=claim)
         self._status(record.id, "queued")
         self._submit(_Job(record.id, None))
-        return self.registry.get(record.id, with_result=False)
+        return self.store.get(record.id, with_result=False)
 
     async def resume(self, run_id: str, body: ResumeBody) -> RunRecord:
         """Answer the pending interrupt, or continue a stopped run. One caller at a time per run."""
         async with self._lock(run_id):
-            record = self.registry.get(run_id, with_result=False)
+            record = self.store.get(run_id, with_result=False)
             if self.busy(run_id):
                 raise RunStateError(f"run {run_id} is {record.status}; it does not wait for input")
             if record.status in FINISHED:
@@ -170,16 +170,16 @@ class RunService:
                 self.leases.release(run_id)
                 raise
             resume = body.model_dump(mode="json") if interrupt is not None else None
-            self.registry.update(run_id, status="queued", error=None)
+            self.store.update(run_id, status="queued", error=None)
             self.runner.unsaved.forget(run_id)
             self.endings.forget(run_id)
             self._status(run_id, "queued", update=False)
             self._submit(_Job(run_id, resume))
-            return self.registry.get(run_id, with_result=False)
+            return self.store.get(run_id, with_result=False)
 
     async def cancel(self, run_id: str) -> RunRecord:
         async with self._lock(run_id):
-            record = self.registry.get(run_id, with_result=False)
+            record = self.store.get(run_id, with_result=False)
             if record.status in FINISHED or record.status == "cancelled":
                 raise RunStateError(f"run {run_id} is {record.status}; there is nothing to cancel")
             self._refuse_if_elsewhere(run_id)
@@ -188,24 +188,24 @@ class RunService:
             if task is not None:
                 task.cancel()
                 await asyncio.wait({task})
-            self.registry.update(run_id, status="cancelled", error="cancelled")
+            self.store.update(run_id, status="cancelled", error="cancelled")
             self.runner.unsaved.forget(run_id)
             self.endings.forget(run_id)
             self._status(run_id, "cancelled", update=False)
             self._emit(run_id, "done", {"status": "cancelled"})
             await self.publisher.flush()  # answered once the run's final events are persisted
-            return self.registry.get(run_id, with_result=False)
+            return self.store.get(run_id, with_result=False)
 
     async def delete(self, run_id: str) -> None:
         async with self._lock(run_id):
-            self.registry.get(run_id, with_result=False)
+            self.store.get(run_id, with_result=False)
             self._refuse_if_elsewhere(run_id)
             self._drop_waiting(run_id)
             task = self._active.get(run_id)
             if task is not None:
                 task.cancel()
                 await asyncio.wait({task})
-            self.registry.delete(run_id)
+            self.store.delete(run_id)
             await self.publisher.delete_run(run_id)  # after the run's events still on their way
             checkpointer = await self.services.checkpointer()
             await checkpointer.adelete_thread(run_id)
@@ -315,7 +315,7 @@ class RunService:
         return f"{full}. The run can be resumed from its last checkpoint: {advice}"
 
     def _advice(self, run_id: str) -> str:
-        return resume_advice(self.registry.get(run_id, with_result=False))
+        return resume_advice(self.store.get(run_id, with_result=False))
 
     def _end_in_error(self, run_id: str, message: str) -> None:
         """The run ends in ``error`` with ``message``, whatever else fails; never raises. Its status is
@@ -324,7 +324,7 @@ class RunService:
         every client learns it and every stream ends."""
         self.runner.unsaved.record(run_id, "error", message)
         try:
-            phase = self.registry.get(run_id, with_result=False).phase
+            phase = self.store.get(run_id, with_result=False).phase
         except Exception:
             phase = ""
         self._emit(run_id, "status", {"status": "error", "phase": phase, "error": message})
@@ -390,10 +390,10 @@ class RunService:
         """Record a status change (``update``: also in the registry) as an event and a run-list change."""
         if update:
             if error is not None:
-                self.registry.update(run_id, status=status, error=error)
+                self.store.update(run_id, status=status, error=error)
             else:
-                self.registry.update(run_id, status=status)
-        record = self.registry.get(run_id, with_result=False)
+                self.store.update(run_id, status=status)
+        record = self.store.get(run_id, with_result=False)
         data: dict[str, Any] = {"status": status, "phase": record.phase}
         if status == "error" and record.error:
             data["error"] = record.error
@@ -402,7 +402,7 @@ class RunService:
         self.broker.publish_change(change)
 
     def _changed(self, run_id: str) -> None:
-        record = self.registry.get(run_id, with_result=False)
+        record = self.store.get(run_id, with_result=False)
         change = {"change": "phase", "run_id": run_id, "status": record.status, "phase": record.phase}
         self.broker.publish_change(change)
 
