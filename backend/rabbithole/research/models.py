@@ -175,6 +175,11 @@ class TaskResult(BaseModel):
     facts_dropped: int = Field(
         0, description="Facts dropped: their numbers or provisions are in none of the passages read."
     )
+    passages_shared: int = Field(
+        0,
+        description="Passages not sent to the model again: another task of the run read them, and their "
+        "findings became this task's evidence (each passage read once per run).",
+    )
 
 
 class RetrievedPassage(BaseModel):

@@ -33,6 +33,7 @@ from rabbithole.research.evidence.numbering import (
 )
 from rabbithole.research.llm_step import ask, merge_counts
 from rabbithole.research.models import Evidence, Passage, QueryAnchor, TaskSpec, UnreadPassage
+from rabbithole.research.readings import findings_of, renumbered
 
 __all__ = [
     "BatchReading",
@@ -60,6 +61,7 @@ class BatchReading:
     retied: int = 0
     dropped: int = 0
     reasons: list[str] = field(default_factory=list)
+    shared: int = 0  #: passages taken from another batch's reading of them
 
 
 def retry_shares(total: int, batches: int) -> list[int]:
@@ -107,63 +109,120 @@ async def read_batch(
     index: int,
     extra_calls: int,
 ) -> BatchReading:
-    """Read ``batch`` (see the module docstring); evidence ids are "<task>-b<index + 1>-e<n>"."""
+    """Read ``batch`` (see the module docstring); evidence ids are "<task>-b<index + 1>-e<n>". Passages
+    another batch of the run claimed first are not read again: their reading is awaited and turned into
+    this task's evidence (``research.readings``)."""
     pages, laws = await asyncio.to_thread(_documents_of, ctx, batch)
-    labels = {p.chunk_id: p.section or "" for p in batch}
-    reading = BatchReading()
-    queue: list[list[Passage]] = [list(batch)]
-    first = True
-    while queue:
-        group = queue.pop(0)
-        if not first and reading.retry_calls >= extra_calls:
-            reading.unread.extend(group)
+    reader = _BatchReader(ctx, task, anchor, language, pages, laws, index, extra_calls)
+    own, elsewhere = ctx.readings.claim(batch)
+    try:
+        await reader.read(own)
+    finally:
+        ctx.readings.abandon(own)  # what it could not read: a waiting batch reads it itself
+    unread_there: list[Passage] = []
+    for passage, pending in elsewhere:
+        found = await pending
+        if found is None:
+            unread_there.append(passage)
             continue
-        reading.retry_calls += 0 if first else 1
-        first = False
-        table = number_passages(group)
-        if not table:
-            continue
-        schema = extraction_schema([s.number for s in table])
-        messages = prompts.extraction_prompt(task, anchor, render_numbered(group, table), language)
-        step = await ask(ctx.llm, "extract", schema, messages)
-        reading.requests += step.requests
-        reading.tokens = merge_counts(reading.tokens, step.usage())
-        reading.reasons.extend(step.warnings)
-        truncated = bool(getattr(step, "truncated", False))
-        findings: Sequence[Any] | None = None if step.value is None else step.value.findings  # type: ignore[attr-defined]
-        if findings is not None:
-            by_id = {p.chunk_id: p for p in group}
-            texts = {s.number: sentence_text(by_id[s.chunk_id], s) for s in table}
-            found = evidence_from_findings(
-                findings,
-                table,
-                group,
-                pages,
-                task_id=task.id,
-                id_prefix=f"{task.id}-b{index + 1}",
-                anchor=anchor,
-                settings=ctx.settings,
-                sentences=sentence_tokens(table, texts, laws, labels),
-            )
-            reading.evidence.extend(found.evidence)
-            reading.retied += found.retied
-            reading.dropped += found.dropped
-        missing = missing_passages(group, table, findings, truncated=truncated)
-        if findings is None or missing:
-            reading.failed_calls += 1
-            if truncated and findings is not None:
-                reading.reasons.append(
-                    f"extract: the answer was cut ({len(missing)} passage(s) without findings)"
-                )
-        if missing:
-            if len(group) == 1:
-                reading.unread.extend(missing)
-            else:
-                queue.extend(split_missing(missing))
+        table = number_passages([passage])
+        reader.add(renumbered(found, table), table, [passage])
+        reader.reading.shared += 1
+    if unread_there:
+        await reader.read(unread_there)
+    reading = reader.reading
     reading.evidence = [
         e.model_copy(update={"id": f"{task.id}-b{index + 1}-e{n}"}) for n, e in enumerate(reading.evidence, 1)
     ]
     return reading
+
+
+class _BatchReader:
+    """The model calls of one batch: a call per group of passages, the missing ones asked again in halves
+    within the batch's extra calls; each passage read is settled in the run's readings."""
+
+    def __init__(
+        self,
+        ctx: ResearchContext,
+        task: TaskSpec,
+        anchor: QueryAnchor,
+        language: str,
+        pages: dict[tuple[str, str], list[PageText]],
+        laws: dict[str, list[str]],
+        index: int,
+        extra_calls: int,
+    ) -> None:
+        self.ctx, self.task, self.anchor, self.language = ctx, task, anchor, language
+        self.pages, self.laws = pages, laws
+        self.index, self.extra_calls = index, extra_calls
+        self.reading = BatchReading()
+        self._called = False
+
+    async def read(self, passages: Sequence[Passage]) -> None:
+        """Ask the model for ``passages`` (the first call is free; the calls after it spend extra calls)."""
+        reading = self.reading
+        queue: list[list[Passage]] = [list(passages)] if passages else []
+        while queue:
+            group = queue.pop(0)
+            if self._called and reading.retry_calls >= self.extra_calls:
+                reading.unread.extend(group)
+                continue
+            reading.retry_calls += 1 if self._called else 0
+            self._called = True
+            table = number_passages(group)
+            if not table:
+                continue
+            schema = extraction_schema([s.number for s in table])
+            messages = prompts.extraction_prompt(
+                self.task, self.anchor, render_numbered(group, table), self.language
+            )
+            step = await ask(self.ctx.llm, "extract", schema, messages)
+            reading.requests += step.requests
+            reading.tokens = merge_counts(reading.tokens, step.usage())
+            reading.reasons.extend(step.warnings)
+            truncated = bool(getattr(step, "truncated", False))
+            findings: Sequence[Any] | None = None if step.value is None else step.value.findings  # type: ignore[attr-defined]
+            if findings is not None:
+                self.add(findings, table, group)
+            missing = missing_passages(group, table, findings, truncated=truncated)
+            if findings is not None:
+                for p in group:
+                    if p not in missing:
+                        self.ctx.readings.settle(p, findings_of(p, findings, table))
+            if findings is None or missing:
+                reading.failed_calls += 1
+                if truncated and findings is not None:
+                    reading.reasons.append(
+                        f"extract: the answer was cut ({len(missing)} passage(s) without findings)"
+                    )
+            if missing:
+                if len(group) == 1:
+                    reading.unread.extend(missing)
+                else:
+                    queue.extend(split_missing(missing))
+
+    def add(
+        self, findings: Sequence[Any], table: Sequence[NumberedSentence], group: Sequence[Passage]
+    ) -> None:
+        """Evidence from ``findings`` over ``group`` (numbered as in ``table``), each fact tied to the
+        sentences that hold its numbers and provisions."""
+        by_id = {p.chunk_id: p for p in group}
+        texts = {s.number: sentence_text(by_id[s.chunk_id], s) for s in table}
+        labels = {p.chunk_id: p.section or "" for p in group}
+        found = evidence_from_findings(
+            findings,
+            table,
+            group,
+            self.pages,
+            task_id=self.task.id,
+            id_prefix=f"{self.task.id}-b{self.index + 1}",
+            anchor=self.anchor,
+            settings=self.ctx.settings,
+            sentences=sentence_tokens(table, texts, self.laws, labels),
+        )
+        self.reading.evidence.extend(found.evidence)
+        self.reading.retied += found.retied
+        self.reading.dropped += found.dropped
 
 
 def _documents_of(

@@ -183,6 +183,7 @@ async def extract(state: ExtractInput, runtime: Runtime[ResearchContext]) -> dic
         ],
         "extraction_failures": reading.failed_calls,
         "facts_retied": reading.retied,
+        "passages_shared": reading.shared,
         "facts_dropped": reading.dropped,
         "task_warnings": warnings,
         "llm_calls": {"extract": reading.requests},
@@ -258,6 +259,7 @@ async def summarize(state: DigState, runtime: Runtime[ResearchContext]) -> dict[
         extraction_failures=state.get("extraction_failures", 0),
         passages_unread=unread,
         facts_retied=state.get("facts_retied", 0),
+        passages_shared=state.get("passages_shared", 0),
         facts_dropped=state.get("facts_dropped", 0),
     )
     if error:

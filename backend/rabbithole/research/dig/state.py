@@ -47,6 +47,7 @@ class DigState(DigInput, DigOutput, total=False):
     extraction_failures: Annotated[int, operator.add]  # calls whose answer stayed invalid or was cut
     facts_retied: Annotated[int, operator.add]  # facts quoted from the sentences that hold their numbers
     facts_dropped: Annotated[int, operator.add]  # facts whose numbers or provisions no passage holds
+    passages_shared: Annotated[int, operator.add]  # read by another task of the run, not read again
     similarities: dict[str, float]  # evidence id -> similarity to the query anchor
     task_warnings: Annotated[list[str], operator.add]
 
