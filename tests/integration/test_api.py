@@ -1,4 +1,5 @@
-"""The HTTP API over a real socket: uvicorn serving create_app(), httpx as the client."""
+"""The HTTP API over a real socket: uvicorn serving create_app(), httpx as the client; over embedded Chroma
+and over a `chroma run` server."""
 
 from __future__ import annotations
 
@@ -22,13 +23,19 @@ def _get(url: str, **kwargs: Any) -> httpx.Response:
     return httpx.get(url, timeout=kwargs.pop("timeout", 120.0), **kwargs)
 
 
-@pytest.fixture(scope="module")
-def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+@pytest.fixture(scope="module", params=["embedded", "server"])
+def api(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The API over embedded Chroma, and over a database of its own on the session's Chroma server."""
     root = tmp_path_factory.mktemp("api")
     folder = root / "kb" / "laws"
     build_law_folder(folder)
     build_corrupt_pdf(folder / "broken.pdf")
-    settings = load_settings(storage={"data_dir": root / "data"})
+    vectors: dict[str, Any] = {}
+    if request.param == "server":
+        server = request.getfixturevalue("chroma_server")
+        server.start()
+        vectors = server.vectors().model_dump()
+    settings = load_settings(storage={"data_dir": root / "data"}, vectors=vectors)
     with Services(settings) as services:
         services.ingestion_pipeline().ingest(folder)
 

@@ -1,4 +1,5 @@
-"""Hybrid search end to end: real embedded Chroma, real bm25s, real USE embeddings, German law sections."""
+"""Hybrid search end to end: real Chroma (embedded, and a `chroma run` server), real bm25s, real USE
+embeddings, German law sections."""
 
 from __future__ import annotations
 
@@ -8,19 +9,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fixtures.retrieval import (  # noqa: F401  (the fixtures retrieval_env and use_embedder)
+from fixtures.retrieval import (  # noqa: F401  (the fixture use_embedder)
     ENGLISH_DOCUMENT,
     RetrievalEnv,
+    build_retrieval_env,
     embedding_text,
     index_chunks,
     law_chunks,
-    retrieval_env_fixture,
     use_embedder_fixture,
 )
 from rabbithole.core.config import RetrievalSettings, StorageSettings
 from rabbithole.core.errors import CollectionNotFoundError, EmbeddingModelMismatchError, InvalidRequestError
 from rabbithole.core.models import Chunk, SearchHit
-from rabbithole.embeddings.base import FloatArray, l2_normalize
+from rabbithole.embeddings.base import Embedder, FloatArray, l2_normalize
 from rabbithole.retrieval.bm25_index import BM25Index
 from rabbithole.retrieval.bm25_indexes import BM25Indexes
 from rabbithole.retrieval.bm25_storage import load_index, save_index
@@ -46,6 +47,19 @@ def no_default_embedding_function(monkeypatch: pytest.MonkeyPatch) -> None:
         raise AssertionError("Chroma's default embedding function was called")
 
     monkeypatch.setattr(DefaultEmbeddingFunction, "__call__", refuse)
+
+
+@pytest.fixture(scope="module", params=["embedded", "server"])
+def retrieval_env(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, use_embedder: Embedder
+) -> RetrievalEnv:
+    """The corpus in embedded Chroma, and in a database of its own on the session's Chroma server."""
+    vectors = None
+    if request.param == "server":
+        server = request.getfixturevalue("chroma_server")
+        server.start()
+        vectors = server.vectors()
+    return build_retrieval_env(tmp_path_factory.mktemp("retrieval"), use_embedder, vectors)
 
 
 # --- finding the right § -----------------------------------------------------------------------------
@@ -456,7 +470,7 @@ def test_model_mismatch_is_refused(retrieval_env: RetrievalEnv) -> None:
 def test_results_survive_reopening_the_store(retrieval_env: RetrievalEnv) -> None:
     env = retrieval_env
     before = env.searcher.search(SPALTUNG, ["laws", "other"], k=5)
-    reopened = ChromaStore.from_settings(env.storage)
+    reopened = ChromaStore.from_settings(env.storage, env.vectors)
     fresh = HybridSearcher(
         env.embedder,
         reopened,

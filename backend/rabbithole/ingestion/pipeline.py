@@ -1,6 +1,9 @@
 """Incremental ingestion: new and changed files are parsed, chunked, embedded and indexed; unchanged files
 are skipped by content hash; files removed from a collection folder leave the index. A bad file never stops
-the batch: it is reported with its name and reason."""
+the batch: it is reported with its name and reason. Neither does a vector store that fails while the files
+are written (a Chroma server that went down): each file whose vectors could not be written is reported
+(:mod:`rabbithole.ingestion.vector_failures`), and the catalog keeps no row of it, so the next run indexes
+it again and catalog and vectors agree."""
 
 from __future__ import annotations
 
@@ -18,13 +21,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 from rabbithole.catalog.records import IngestProblem
 from rabbithole.catalog.source_paths import encode_source
 from rabbithole.core.config import IngestionSettings
-from rabbithole.core.errors import EmbeddingModelMismatchError, IngestionError
+from rabbithole.core.errors import EmbeddingModelMismatchError, IngestionError, StoreError
 from rabbithole.core.models import Chunk, ParsedDocument
 from rabbithole.ingestion.busy_clock import BusyClock
 from rabbithole.ingestion.chunking import chunk_document
 from rabbithole.ingestion.discovery import CollectionSource, content_hash, discover, validate_collection_name
 from rabbithole.ingestion.embedding_text import embedding_input, text_token_counts
 from rabbithole.ingestion.reports import CollectionReport, IngestEvent, IngestReport, source_problems
+from rabbithole.ingestion.vector_failures import VectorsNotWritten, not_removed, settle_not_written
 
 if TYPE_CHECKING:  # imported when a file needs work: a re-run over an unchanged folder stays light
     import numpy as np
@@ -220,15 +224,18 @@ class IngestionPipeline:
         if source.complete and existing is not None:
             present = {source.file_name(p) for p in source.files}
             gone = sorted(set(known) - present)
-            removed_from = None
-            if gone and self.store.exists(name):
-                self.store.sync(name, self.catalog.revision(name))
-                removed_from = self.store.open(name)
-            for file_name in gone:
-                if removed_from is not None:
-                    removed_from.delete_document(file_name)
-                self.catalog.delete_document(name, file_name)
-                report.removed.append(file_name)
+            try:
+                removed_from = None
+                if gone and self.store.exists(name):
+                    self.store.sync(name, self.catalog.revision(name))
+                    removed_from = self.store.open(name)
+                for file_name in gone:
+                    if removed_from is not None:
+                        removed_from.delete_document(file_name)
+                    self.catalog.delete_document(name, file_name)
+                    report.removed.append(file_name)
+            except StoreError as exc:  # their catalog rows stay with their vectors: the next run removes them
+                report.problems.extend(not_removed(f, exc) for f in gone if f not in report.removed)
 
         if self.catalog.collection(name) is not None:
             # Problems are the state of the folder as last scanned: a file fixed since is no longer listed.
@@ -362,7 +369,14 @@ class IngestionPipeline:
                 finish_oldest()
             report.embed_seconds += busy.seconds
             for write in writes:
-                write.result()  # a failing store is not a bad file: it stops the run
+                try:
+                    write.result()  # any other failure (the catalog's) stops the run
+                except VectorsNotWritten as failed:
+                    settle_not_written(report, failed)
+                except StoreError:
+                    if write is not opened:
+                        raise
+                    # the store could not be opened: each write after it reported its file
 
     def _open_vectors(self, collection: str) -> OpenedVectors:
         if self.catalog.collection(collection) is not None:  # another process may have written it since
@@ -439,11 +453,20 @@ class IngestionPipeline:
         # and the next run ingests it again.
         if chunks and embedded is not None:
             chunks = self._counted(chunks, embedded[1])
-        opened = vectors()
-        if not opened.empty:  # an earlier version's vectors, or those of a run that died before its commit
-            opened.collection.delete_document(parsed.file_name)
-        if chunks and embedded is not None:
-            opened.collection.upsert(chunks, embedded[0])
+        try:
+            opened = vectors()
+        except StoreError as exc:  # nothing was written: an earlier version stays as it was, vectors and rows
+            raise VectorsNotWritten(parsed.file_name, exc, len(parsed.pages), len(chunks)) from exc
+        try:
+            if not opened.empty:  # an earlier version's vectors, or those of a run that died before commit
+                opened.collection.delete_document(parsed.file_name)
+            if chunks and embedded is not None:
+                opened.collection.upsert(chunks, embedded[0])
+        except StoreError as exc:
+            # an earlier version's rows leave the catalog (its vectors may be gone): the next run indexes
+            # the file as new and first deletes whatever vectors of it are left
+            self.catalog.delete_document(collection, parsed.file_name)
+            raise VectorsNotWritten(parsed.file_name, exc, len(parsed.pages), len(chunks)) from exc
         language = self.language_of(language_sample(chunks)) if self.language_of and chunks else ""
         self.catalog.replace_document(
             collection, parsed, digest, size, chunks, language=language, source_path=encode_source(source)
@@ -452,7 +475,10 @@ class IngestionPipeline:
             progress(IngestEvent("stored", collection, done, total, parsed.file_name))
 
     def _remove(self, vectors: Callable[[], OpenedVectors], collection: str, file_name: str) -> None:
-        vectors().collection.delete_document(file_name)
+        try:
+            vectors().collection.delete_document(file_name)
+        except StoreError as exc:  # its catalog rows stay with its vectors: the next run removes both
+            raise VectorsNotWritten(file_name, exc, removing=True) from exc
         self.catalog.delete_document(collection, file_name)
 
 
