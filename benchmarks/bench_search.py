@@ -24,6 +24,10 @@ Collections:
   generator, vocabulary, library versions, model) matches; the generation time is reported.
 
 Goals (each collection): hybrid p95 <= 50 ms without the query embedding, and <= 2x the plain Chroma query.
+
+Through a Chroma server (issue 25, vectors.url): the sample collection's hybrid and vector search p95 with
+its vectors in a `chroma run` server against embedded Chroma, same queries, same run
+(benchmarks/search_server.py); no goal, the ratio is printed.
 """
 
 from __future__ import annotations
@@ -400,6 +404,32 @@ def main(argv: list[str] | None = None) -> int:
         title="hybrid, per stage (the searcher's own timings):",
     )
     print(f"peak RSS of this process: {peak_rss_mb():.0f} MB")
+
+    from benchmarks.search_server import MODES as SERVER_MODES
+    from benchmarks.search_server import measure_server_against_embedded
+
+    server_chunks, through = measure_server_against_embedded(
+        sample_dir, SAMPLE_COLLECTION, texts, vectors, repeat
+    )
+    print()
+    print_table(
+        ["search", "embedded p50 ms", "embedded p95 ms", "server p50 ms", "server p95 ms", "p95 ratio"],
+        [
+            [
+                mode,
+                through[("embedded", mode)].p50,
+                through[("embedded", mode)].p95,
+                through[("server", mode)].p50,
+                through[("server", mode)].p95,
+                f"{through[('server', mode)].p95 / through[('embedded', mode)].p95:.2f}x",
+            ]
+            for mode in SERVER_MODES
+        ],
+        title=f"sample ({server_chunks:,} chunks) through a Chroma server (chroma run, loopback) against "
+        f"embedded Chroma, same queries, n={through[('embedded', 'hybrid')].n} each:",
+    )
+    hybrid_ratio = through[("server", "hybrid")].p95 / through[("embedded", "hybrid")].p95
+    print(f"hybrid search p95 through the Chroma server / embedded: {hybrid_ratio:.2f}x (no goal)")
 
     from benchmarks.cli_start import one_shot_search
 

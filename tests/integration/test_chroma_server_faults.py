@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from fixtures.api_server import serving, wait_ready
-from fixtures.chroma_server import ChromaServerProcess
+from fixtures.chroma_server import ChromaServer
 from fixtures.cli_runs import rabbithole
 from fixtures.pdfs import build_law_folder, build_legal_pdf, build_report_pdf
 from fixtures.services import ServicesFactory
@@ -41,7 +41,7 @@ def _assert_catalog_and_vectors_agree(services: Services, collection: str) -> No
 def test_a_server_stopped_during_an_ingestion_fails_the_files_left_and_a_rerun_makes_both_agree(
     tmp_path: Path,
     make_services: ServicesFactory,
-    chroma_server: ChromaServerProcess,
+    chroma_server: ChromaServer,
     chroma_vectors: VectorSettings,
 ) -> None:
     folder = tmp_path / "laws"
@@ -85,7 +85,7 @@ def test_a_server_stopped_during_an_ingestion_fails_the_files_left_and_a_rerun_m
 def test_changed_files_met_by_a_server_that_is_down_keep_their_earlier_version(
     tmp_path: Path,
     make_services: ServicesFactory,
-    chroma_server: ChromaServerProcess,
+    chroma_server: ChromaServer,
     chroma_vectors: VectorSettings,
 ) -> None:
     folder = tmp_path / "laws"
@@ -115,9 +115,7 @@ def test_changed_files_met_by_a_server_that_is_down_keep_their_earlier_version(
 
 
 @pytest.fixture
-def served(
-    tmp_path: Path, chroma_vectors: VectorSettings, chroma_server: ChromaServerProcess
-) -> Iterator[str]:
+def served(tmp_path: Path, chroma_vectors: VectorSettings, chroma_server: ChromaServer) -> Iterator[str]:
     """A real uvicorn over a Chroma server's collection "laws"."""
     build_law_folder(tmp_path / "laws")
     settings = load_settings(storage={"data_dir": tmp_path / "data"}, vectors=chroma_vectors.model_dump())
@@ -136,7 +134,7 @@ def _search(url: str, **params: Any) -> httpx.Response:
 
 @pytest.mark.timeout(300)
 def test_api_searches_fail_by_name_while_the_server_is_down_and_work_again_after(
-    served: str, chroma_server: ChromaServerProcess
+    served: str, chroma_server: ChromaServer
 ) -> None:
     found = _search(served)
     assert found.status_code == 200, found.text
@@ -164,7 +162,7 @@ def test_api_searches_fail_by_name_while_the_server_is_down_and_work_again_after
 
 @pytest.mark.timeout(600)
 def test_the_cli_names_a_server_that_is_down(
-    tmp_path: Path, chroma_server: ChromaServerProcess, chroma_vectors: VectorSettings
+    tmp_path: Path, chroma_server: ChromaServer, chroma_vectors: VectorSettings
 ) -> None:
     folder = tmp_path / "laws"
     build_law_folder(folder)

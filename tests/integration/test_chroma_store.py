@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fixtures.chroma_server import ChromaServerProcess
+from fixtures.chroma_server import ChromaServer
 from rabbithole.core.config import StorageSettings, VectorSettings
 from rabbithole.core.errors import (
     CollectionNotFoundError,
@@ -326,7 +326,7 @@ def test_store_errors_are_wrapped(tmp_path: Path) -> None:
 
 
 def test_a_server_database_is_created_and_holds_its_own_collections(
-    chroma_server: ChromaServerProcess, tmp_path: Path
+    chroma_server: ChromaServer, tmp_path: Path
 ) -> None:
     one = ChromaStore.from_settings(StorageSettings(data_dir=tmp_path), chroma_server.vectors())
     two = ChromaStore.from_settings(StorageSettings(data_dir=tmp_path), chroma_server.vectors())
@@ -344,7 +344,7 @@ def test_a_server_database_is_created_and_holds_its_own_collections(
 
 @pytest.mark.timeout(120)  # a refused connection is reported, not retried for ever (a hang guard)
 def test_a_server_that_is_down_at_start_is_named_and_found_once_it_is_up(
-    chroma_server: ChromaServerProcess, tmp_path: Path
+    chroma_server: ChromaServer, tmp_path: Path
 ) -> None:
     vectors = chroma_server.vectors()
     chroma_server.stop()
@@ -368,7 +368,7 @@ def test_a_server_that_is_down_at_start_is_named_and_found_once_it_is_up(
 
 @pytest.mark.timeout(120)
 def test_a_server_stopped_mid_way_fails_each_call_by_name_and_serves_again_after_its_restart(
-    chroma_server: ChromaServerProcess, tmp_path: Path
+    chroma_server: ChromaServer, tmp_path: Path
 ) -> None:
     store = ChromaStore.from_settings(StorageSettings(data_dir=tmp_path), chroma_server.vectors())
     vectors = store.open("Gesetze", FakeModel(), create=True)
