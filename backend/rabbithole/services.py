@@ -137,7 +137,9 @@ class Services:
     def store(self) -> ChromaStore:
         from rabbithole.store.chroma_store import ChromaStore
 
-        return self._once("store", lambda: ChromaStore.from_settings(self.settings.storage))
+        return self._once(
+            "store", lambda: ChromaStore.from_settings(self.settings.storage, self.settings.vectors)
+        )
 
     @property
     def tokens(self) -> TokenCounter:
@@ -404,7 +406,7 @@ class Services:
         recorded (never opened here, searches say how to rebuild it) instead of crashing the server at
         every start. Returns what was found damaged; nothing to do (no cost) after a clean stop."""
         storage = self.settings.storage
-        if storage.chroma_mode != "embedded":
+        if self.settings.vectors.server:  # a server owns its index files: nothing to check here
             return {}
         from rabbithole.store.probe import check_after_unclean_stop
         from rabbithole.store.sessions import SESSIONS_DIR, StoreSessions
