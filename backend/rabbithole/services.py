@@ -62,7 +62,11 @@ class Services:
         embedding settings; e.g. a second configuration of the LLM in one process)."""
         self.settings = settings
         settings.storage.data_dir.mkdir(parents=True, exist_ok=True)
-        self.catalog = Catalog(settings.storage.catalog_path, settings.storage.sqlite_busy_timeout_ms)
+        # SQLite files in the data folder, or the PostgreSQL database of database.url (migrated first; a
+        # server that cannot be reached is a ConfigurationError naming its host and database)
+        self.catalog = Catalog(
+            settings.storage.catalog_path, settings.storage.sqlite_busy_timeout_ms, url=settings.database.url
+        )
         self._lock = threading.Lock()
         self._built: dict[str, Any] = {}
         if share_with is not None:
@@ -172,7 +176,9 @@ class Services:
         return self._once(
             "runs",
             lambda: RunStore(
-                self.settings.storage.catalog_path, self.settings.storage.sqlite_busy_timeout_ms
+                self.settings.storage.catalog_path,
+                self.settings.storage.sqlite_busy_timeout_ms,
+                url=self.settings.database.url,
             ),
         )
 
@@ -184,7 +190,9 @@ class Services:
         return self._once(
             "run_events",
             lambda: RunEventLog(
-                self.settings.storage.catalog_path, self.settings.storage.sqlite_busy_timeout_ms
+                self.settings.storage.catalog_path,
+                self.settings.storage.sqlite_busy_timeout_ms,
+                url=self.settings.database.url,
             ),
         )
 
@@ -242,13 +250,15 @@ class Services:
             return engine
 
     async def checkpointer(self) -> Any:
-        """The research graphs' async SQLite checkpointer (WAL, busy timeout), opened once."""
+        """The research graphs' async checkpointer (SQLite with WAL and a busy timeout, or PostgreSQL:
+        ``database.url``), opened once."""
         if self._checkpointer is not None:
             return self._checkpointer
         from rabbithole.research.checkpoint import open_checkpointer
 
+        storage = self.settings.storage
         conn, saver = await open_checkpointer(
-            self.settings.storage.checkpoint_path, self.settings.storage.sqlite_busy_timeout_ms
+            storage.checkpoint_path, storage.sqlite_busy_timeout_ms, self.settings.database.url
         )
         if self._checkpointer is not None:  # another task opened it meanwhile
             await conn.close()

@@ -36,7 +36,9 @@ def register(app: typer.Typer) -> None:
 
         settings = load_settings()
         storage = settings.storage
-        if not reindex:  # the light path: nothing changed, so nothing heavy needs loading
+        # the light path: nothing changed, so nothing heavy needs loading (it reads the SQLite catalog file;
+        # with database.url the catalog is in PostgreSQL, and a catalog file there is not the index's)
+        if not reindex and not settings.database.url:
             timeout = storage.sqlite_busy_timeout_ms
             unchanged = unchanged_report(path, storage.catalog_path, collection, timeout)
             if unchanged is not None:

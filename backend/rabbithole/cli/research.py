@@ -115,7 +115,8 @@ def register(app: typer.Typer) -> None:
         from rabbithole.runs.store import RunStore
 
         settings = load_settings()
-        store = RunStore(settings.storage.catalog_path, settings.storage.sqlite_busy_timeout_ms)
+        storage = settings.storage
+        store = RunStore(storage.catalog_path, storage.sqlite_busy_timeout_ms, url=settings.database.url)
         try:
             records = store.list(status=status or None, limit=limit)
         finally:

@@ -31,8 +31,9 @@ def resolve_run_id(prefix: str) -> str:
     prefix = prefix.strip()
     if not prefix:
         raise InvalidRequestError("--resume needs a run id (list them with `rabbithole runs`)")
-    storage = load_settings().storage
-    store = RunStore(storage.catalog_path, storage.sqlite_busy_timeout_ms)
+    settings = load_settings()
+    storage = settings.storage
+    store = RunStore(storage.catalog_path, storage.sqlite_busy_timeout_ms, url=settings.database.url)
     try:
         return pick_run_id(prefix, store.ids_starting_with(prefix, limit=SHOWN + 1))
     finally:

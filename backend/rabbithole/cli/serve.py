@@ -31,6 +31,13 @@ def register(app: typer.Typer) -> None:
             os.environ["RABBITHOLE_SERVER__PORT"] = str(port)
         settings = load_settings()  # bad settings end here with one message naming the variable
         settings.server.require_token_off_loopback()
+        if settings.database.url:
+            # the schema migrated before the server starts (workers starting at once take turns); a database
+            # that cannot be reached ends here as bad settings do, naming its host and database
+            from rabbithole.migrations import migrate
+
+            storage = settings.storage
+            migrate(settings.database.url, storage.catalog_path, storage.sqlite_busy_timeout_ms)
         uvicorn.run(
             "rabbithole.api.main:create_app",
             factory=True,

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 
-from rabbithole.runs.event_batches import BatchAppender
+from rabbithole.runs.event_appenders import appender_for
 from rabbithole.runs.event_log import NewEvent, RunEvent, RunEventLog
 
 log = logging.getLogger(__name__)
@@ -70,7 +70,7 @@ class EventWriter:
         self.on_persisted = on_persisted
         self.on_failed = on_failed
         self.max_batch = max_batch
-        self._appender = BatchAppender(events.path, events.busy_timeout_ms)
+        self._appender = appender_for(events)  # SQLite: one INSERT per batch; PostgreSQL: a transaction
         self._queue: queue.SimpleQueue[_Item] = queue.SimpleQueue()
         self._lock = threading.Lock()  # submit vs. close: nothing is queued behind the stop
         self._closed = False

@@ -90,11 +90,16 @@ def _llm_health(services: Services) -> LLMHealth:
 
 
 def _database(services: Services) -> tuple[ComponentHealth, int]:
+    """The catalog's database: its file's name, or its PostgreSQL URL without the password."""
     try:
         count = len(services.catalog.list_collections())
     except Exception as exc:
-        return ComponentHealth(ok=False, detail=f"{type(exc).__name__}: {exc}"), 0
-    return ComponentHealth(ok=True, detail=str(services.settings.storage.catalog_path.name)), count
+        detail = f"{type(exc).__name__}: {exc}"
+        password = services.catalog.engine.url.password
+        if password:
+            detail = detail.replace(str(password), "***")
+        return ComponentHealth(ok=False, detail=detail), 0
+    return ComponentHealth(ok=True, detail=services.catalog.location), count
 
 
 def _store(services: Services) -> ComponentHealth:
