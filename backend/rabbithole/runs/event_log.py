@@ -23,7 +23,7 @@ from typing import Any
 from sqlalchemy import Integer, String, Text, delete, func, insert, or_, select
 from sqlalchemy.orm import Mapped, mapped_column, sessionmaker
 
-from rabbithole.catalog.db import create_sqlite_engine
+from rabbithole.catalog.db import create_engine_for, prepare_tables
 from rabbithole.runs.store import RunsBase
 
 
@@ -82,11 +82,14 @@ class RunEventLog:
     safe for one writer per run (the process that executes it). The server appends through its event
     writer (``runs/event_writer.py``, ``runs/event_batches.py``)."""
 
-    def __init__(self, path: Path, busy_timeout_ms: int = 30_000) -> None:
+    def __init__(self, path: Path, busy_timeout_ms: int = 30_000, *, url: str = "") -> None:
+        """``path``: the SQLite catalog database; ``url``: a ``database.url`` in its place (the engine and
+        the tables as the catalog's, ``catalog/db.py``; the server's event writer appends through
+        ``runs/event_appenders.py``)."""
         self.path = path
         self.busy_timeout_ms = busy_timeout_ms
-        self.engine = create_sqlite_engine(path, busy_timeout_ms)
-        RunsBase.metadata.create_all(self.engine)
+        self.engine = create_engine_for(url, path, busy_timeout_ms)
+        prepare_tables(self.engine, RunsBase.metadata)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
 
     def close(self) -> None:

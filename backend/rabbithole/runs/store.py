@@ -17,7 +17,7 @@ from typing import Any, Literal
 from sqlalchemy import Integer, String, Text, func, select
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
-from rabbithole.catalog.db import add_missing_columns, create_sqlite_engine
+from rabbithole.catalog.db import create_engine_for, prepare_tables
 from rabbithole.core.errors import RunNotFoundError
 from rabbithole.research.models import ResearchResult, RunMode, RunStatus, RunSummary
 
@@ -128,10 +128,11 @@ def _record(row: RunRow, with_result: bool) -> RunRecord:
 class RunStore:
     """Create, read, list and update runs. Thread-safe (one short session per call); WAL + busy timeout."""
 
-    def __init__(self, path: Path, busy_timeout_ms: int = 30_000) -> None:
-        self.engine = create_sqlite_engine(path, busy_timeout_ms)
-        RunsBase.metadata.create_all(self.engine)
-        add_missing_columns(self.engine, ADDED_RUN_COLUMNS)
+    def __init__(self, path: Path, busy_timeout_ms: int = 30_000, *, url: str = "") -> None:
+        """``path``: the SQLite catalog database; ``url``: a ``database.url`` in its place (the engine and
+        the tables as the catalog's, ``catalog/db.py``)."""
+        self.engine = create_engine_for(url, path, busy_timeout_ms)
+        prepare_tables(self.engine, RunsBase.metadata, ADDED_RUN_COLUMNS)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
 
     def close(self) -> None:
