@@ -265,7 +265,8 @@ def quoting(request: RecordedRequest) -> dict[str, Any]:
     prompt and cite any id, so compile would correct them)."""
     claims = []
     for pid, body in _PASSAGE.findall(prompt_text(request))[:2]:
-        quote = body[body.index('\n"') + 2 : body.rindex('" (')]
+        shown = body[: body.rindex(" (")]  # fact, then its quote (not shown where the fact holds it)
+        quote = shown[shown.index('\n"') + 2 : -1] if '\n"' in shown else shown
         claims.append({"text": " ".join(quote.split()), "evidence": [pid]})
     return {"claims": claims}
 

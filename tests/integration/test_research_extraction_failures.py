@@ -15,6 +15,7 @@ import pytest
 from rabbithole.devtools.fake_ollama import FakeOllama, PromptContext, generate_instance
 from rabbithole.devtools.fake_ollama.state import RecordedRequest
 from rabbithole.research.evidence.claim_tokens import ClaimToken, claim_tokens, missing_tokens
+from rabbithole.research.evidence.numbering import prompt_id
 from rabbithole.research.models import ResearchResult, TaskResult
 from rabbithole.runs.runner import ResearchRunner
 from rabbithole.services import Services
@@ -123,7 +124,8 @@ async def test_passages_the_model_cannot_read_are_reported_and_the_run_goes_on(
         assert 1 <= len(smaller) <= 2  # the task's two extra calls at most, on halves of a failed batch
         assert task.extraction_failures == len(own)
         assert len(task.passages_unread) == task.passages > 0
-        assert {u.chunk_id for u in task.passages_unread} == {p for c in own for p in passages_of(c)}
+        shown = {p for c in own for p in passages_of(c)}
+        assert {prompt_id(u.chunk_id) for u in task.passages_unread} == shown
         assert task.state == "error" and task.evidence == []
         assert task.error is not None and task.error.startswith(
             f"the model could not read {task.passages} of the {task.passages} passage(s) retrieved ("

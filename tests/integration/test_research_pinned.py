@@ -12,6 +12,7 @@ import pytest
 
 from rabbithole.devtools.fake_ollama import FakeOllama
 from rabbithole.devtools.fake_ollama.state import RecordedRequest
+from rabbithole.research.evidence.numbering import prompt_id
 from rabbithole.research.models import PinnedProvision, ResearchResult
 from rabbithole.runs.runner import run_research
 from rabbithole.services import Services
@@ -37,7 +38,8 @@ def extraction_prompts(fake: FakeOllama, task_title: str) -> list[str]:
 
 
 def first_passage(prompt: str) -> tuple[str, str, str | None]:
-    """(chunk id, document, section) of the first passage an extraction prompt shows."""
+    """(chunk id as the prompt shows it, document, section) of the first passage an extraction prompt
+    shows."""
     match = _PASSAGE.search(prompt)
     assert match is not None
     return match.group(1), match.group(2), match.group(3)
@@ -85,7 +87,7 @@ async def test_a_question_naming_a_provision_has_it_read_first_and_among_its_evi
     # read first: the first passage of the task's first extraction batch is the provision's (the batches
     # are asked side by side, so the fake may receive another batch's prompt before it)
     prompts = extraction_prompts(fake_ollama, result.tasks[0].title)
-    assert (entry.chunk_ids[0], "AtG.pdf", "§ 7") in [first_passage(p) for p in prompts]
+    assert (prompt_id(entry.chunk_ids[0]), "AtG.pdf", "§ 7") in [first_passage(p) for p in prompts]
     # among the run's verified evidence (validation keeps it, however far its wording is from the anchor)
     provision = [e for e in result.evidence if (e.document, e.section) == ("AtG.pdf", "§ 7")]
     assert provision and entry.evidence_ids == [e.id for e in provision]

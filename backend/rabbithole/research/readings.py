@@ -86,7 +86,6 @@ class RunReadings:
     """What the run's extraction batches have read or are reading, by passage (see the module docstring)."""
 
     _readings: dict[PassageKey, asyncio.Future[list[PassageFinding] | None]] = field(default_factory=dict)
-    reused: int = 0  #: passages a batch took from another batch's reading instead of reading them
 
     def claim(
         self, passages: Sequence[Passage]

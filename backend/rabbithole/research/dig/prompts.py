@@ -91,26 +91,30 @@ class GateLines:
 
 def gate_prompt(task: TaskSpec, anchor: QueryAnchor, lines: Sequence[str]) -> list[BaseMessage]:
     system = (
-        "Passages found for a research task cite other sections. Decide for each numbered reference whether "
-        "following it helps answer the task (definitions, conditions, limits, procedures, exceptions the "
-        "passage relies on) or not (unrelated procedure, formal or transitional provisions). The references "
-        'are listed under the passage they stand in: [n] "mention" -> target (its heading). Judge every '
-        "reference; give a short reason."
+        'Passages found for a research task cite other sections, listed as [n] "mention" -> target (its '
+        "heading) under the passage they stand in. For every reference: does following it help answer the "
+        "task (definitions, conditions, limits, procedures, exceptions relied on) or not (unrelated, formal "
+        "or transitional provisions)?"
     )
     user = f"{_task_line(task, anchor)}\n\nReferences:\n" + "\n".join(lines)
     return [SystemMessage(system), HumanMessage(user)]
 
 
 def extraction_prompt(task: TaskSpec, anchor: QueryAnchor, numbered: str, language: str) -> list[BaseMessage]:
+    # what each field holds, the answer's shape says (the schema's descriptions); this says the rest
     system = (
-        "You extract evidence for a research task from passages whose sentences are numbered [n]. List the "
-        "facts that matter for the task; for each, give the numbers of the sentences that state it (only "
-        "numbers shown), a one-sentence statement of the fact in "
-        f"{language_name(language)}, and whether it answers the task or is only related. Do not copy or "
-        "invent text: the sentences you choose are quoted from the document. Leave out what is irrelevant."
+        "List the facts in the numbered sentences [n] that matter for the research task, each stated in "
+        f"{language_name(language)}. The sentences you name are quoted from the document: do not copy or "
+        "invent text. Leave out what is irrelevant."
     )
     user = f"<context>\n{numbered}\n</context>\n\n{_task_line(task, anchor)}\nQuestion: {task.title}"
     return [SystemMessage(system), HumanMessage(user)]
+
+
+def _summary_item(e: Evidence) -> str:
+    """A finding as the summary's prompt shows it: the fact and where it stands. The summary restates the
+    task's facts; their quotes stay with the evidence (the section prompts show their openings)."""
+    return f'<passage id="{e.id}">{e.fact} ({e.document}, {e.section or ""}, p. {e.page})</passage>'
 
 
 def summary_prompt(
@@ -121,9 +125,6 @@ def summary_prompt(
         "gaps it leaves open, and related findings that do not answer it. Use only the evidence. Write in "
         f"{language_name(language)}."
     )
-    items = "\n".join(
-        f'<passage id="{e.id}">{e.fact}\n"{e.quote}" ({e.document}, {e.section or ""}, p. {e.page})</passage>'
-        for e in evidence
-    )
+    items = "\n".join(_summary_item(e) for e in evidence)
     user = f"<context>\n{items}\n</context>\n\n{_task_line(task, anchor)}\nQuestion: {task.title}"
     return [SystemMessage(system), HumanMessage(user)]

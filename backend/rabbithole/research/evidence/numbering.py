@@ -15,7 +15,14 @@ from html import escape
 from rabbithole.research.evidence.sentences import split_sentences
 from rabbithole.research.models import Passage
 
-__all__ = ["NumberedSentence", "group_runs", "number_passages", "render_numbered", "sentence_text"]
+__all__ = [
+    "NumberedSentence",
+    "group_runs",
+    "number_passages",
+    "prompt_id",
+    "render_numbered",
+    "sentence_text",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,10 +97,20 @@ def _inside(passage: Passage, sentence: NumberedSentence) -> bool:
     )
 
 
+#: Characters of a chunk id a prompt shows: the model reads sentence numbers, never ids; the opening
+#: tells passages apart in a prompt and in the logs (the whole id cost 24 tokens per passage).
+PROMPT_ID_CHARS = 8
+
+
+def prompt_id(chunk_id: str) -> str:
+    """How an extraction prompt names a chunk (its id's opening)."""
+    return chunk_id[:PROMPT_ID_CHARS]
+
+
 def _open_tag(passage: Passage) -> str:
     pages = str(passage.page) if passage.page_end <= passage.page else f"{passage.page}-{passage.page_end}"
     attributes = [
-        ("id", passage.chunk_id),
+        ("id", prompt_id(passage.chunk_id)),
         ("document", passage.document),
         ("page", pages),
     ]

@@ -71,10 +71,24 @@ def _budget(ctx: ResearchContext, fixed: list[BaseMessage]) -> int:
     return max(300, ctx.llm.window.budget - ctx.llm.window.count_messages(fixed) - PROMPT_MARGIN)
 
 
+def conversation(summary: str, question: str) -> str:
+    """The clarification's summary as a section prompt shows it: nothing where it only restates the
+    question (a quick run, or nothing answered: the prompt names the question already)."""
+    flat = " ".join(summary.split())
+    return "" if flat in ("", f"Question: {' '.join(question.split())}") else summary
+
+
 def _section_context(job: SectionJob, ctx: ResearchContext, fixed: list[BaseMessage]) -> PackedContext:
     task = job["section"].task
+    # the task's gaps (what its evidence leaves open); its summarised findings restate the evidence shown
+    gaps_only = task.model_copy(update={"summary": task.summary.model_copy(update={"findings": []})})
     return pack_context(
-        job["clarification_summary"], [task], task.evidence, _budget(ctx, fixed), ctx.llm.window.count_text
+        conversation(job["clarification_summary"], job["anchor"].question),
+        [gaps_only],
+        task.evidence,
+        _budget(ctx, fixed),
+        ctx.llm.window.count_text,
+        quote_chars=prompts.SECTION_QUOTE_CHARS,
     )
 
 

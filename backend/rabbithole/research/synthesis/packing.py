@@ -27,7 +27,10 @@ def pack_context(
     evidence: Sequence[Evidence],
     budget: int,
     count: Callable[[str], int],
+    *,
+    quote_chars: int | None = None,
 ) -> PackedContext:
+    """``quote_chars``: show only the opening of each quote (None: whole)."""
     items: list[PackItem] = []
     if summary.strip():
         text = f"<conversation>\n{summary.strip()}\n</conversation>"
@@ -43,7 +46,7 @@ def pack_context(
     ranked = sorted(evidence, key=lambda e: (_TIER_PRIORITY[e.tier], -e.tier_score))
     by_key: dict[str, Evidence] = {}
     for e in ranked:
-        text = evidence_item(e)
+        text = evidence_item(e, quote_chars)
         items.append(PackItem(e.id, text, _TIER_PRIORITY[e.tier], count(text)))
         by_key[e.id] = e
     packed = pack(items, budget)

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
+from rabbithole.research.evidence.quotes import shown_quote
 from rabbithole.research.language import language_name
 from rabbithole.research.models import Evidence, QueryAnchor
 
@@ -46,9 +47,18 @@ def labels(language: str) -> dict[str, str]:
     return LABELS.get(language, LABELS["en"])
 
 
-def evidence_item(e: Evidence) -> str:
+#: Characters of a quote a section prompt shows beside its fact: the section is written from the facts,
+#: the quote's opening shows where each stands; the checks read the whole quote (issue 24's token economy).
+SECTION_QUOTE_CHARS = 160
+
+
+def evidence_item(e: Evidence, quote_chars: int | None = None) -> str:
+    """One piece of evidence in a prompt: its fact, its quote (``quote_chars``: its opening only; not at all
+    where the fact holds it word for word), where it stands."""
     where = f"{e.document}, {e.section + ', ' if e.section else ''}p. {e.page}"
-    return f'<passage id="{e.id}" tier="{e.tier}">{e.fact}\n"{e.quote}" ({where})</passage>'
+    quote = shown_quote(e.fact, e.quote, quote_chars)
+    shown = f'{e.fact}\n"{quote}"' if quote is not None else e.fact
+    return f'<passage id="{e.id}" tier="{e.tier}">{shown} ({where})</passage>'
 
 
 def section_prompt(
