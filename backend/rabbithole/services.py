@@ -170,7 +170,7 @@ class Services:
 
     @property
     def runs(self) -> RunStore:
-        """The registry of research runs (in the catalog database)."""
+        """The run store of research runs (in the catalog database; ``runs/store.py``)."""
         from rabbithole.runs.store import RunStore
 
         return self._once(

@@ -49,7 +49,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # Before anything reads the vector store: after a process died with it open, its indexes are
         # checked in a child process (a damaged one is recorded and never opened here).
         await asyncio.to_thread(services.check_vector_store)
-        runs = RunService(services)
+        runs = await asyncio.to_thread(RunService, services)  # opens the run store and event log
         readiness = Readiness()
         jobs = JobRegistry(services)
         app.state.services = services

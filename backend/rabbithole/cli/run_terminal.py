@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from rabbithole.research.models import ResearchResult, RunMode
     from rabbithole.runs.local_run import LocalRun
     from rabbithole.runs.runner import ResearchRunner, RunView
-    from rabbithole.runs.store import RunStore
 
 #: Exit code when the run waits for input nobody gave (stdin closed): EX_TEMPFAIL.
 EXIT_WAITING = 75
@@ -122,13 +121,13 @@ async def _run(
         else:
             assert new is not None
             owner, until = LocalRun.new_claim(services)  # no server adopts it before this process claims it
-            created = runner.create(
-                new.question, new.collections, new.mode, new.overrides, claim=(owner, until)
+            created = await asyncio.to_thread(
+                runner.create, new.question, new.collections, new.mode, new.overrides, claim=(owner, until)
             )
             run_id = created.id
         started.append(run_id)
         # the run's lease: no other process executes it meanwhile
-        with LocalRun(services, run_id, owner) as local:
+        async with LocalRun(services, run_id, owner) as local:
             try:
                 view = await _start(command, local, runner, run_id, resume, progress, console)
                 view = await drive(local, runner, view, answer, progress, stop)
@@ -140,7 +139,7 @@ async def _run(
                 )
                 raise typer.Exit(EXIT_CANCELLED if stop.received else EXIT_WAITING) from None
             except asyncio.CancelledError:
-                _cancelled_before_it_ran(services.runs, run_id)
+                await _cancelled_before_it_ran(runner, run_id)
                 raise
         assert view.result is not None
         return view.result
@@ -169,8 +168,8 @@ async def _start(
     return await local.advance(runner, on_event=progress)
 
 
-def _cancelled_before_it_ran(store: RunStore, run_id: str) -> None:
+async def _cancelled_before_it_ran(runner: ResearchRunner, run_id: str) -> None:
     """A new run cancelled before its graph started stays queued: marked cancelled here (under its lease
     still), so no server adopts a run its user stopped. A run that executed: the runner marked it."""
-    if store.get(run_id, with_result=False).status == "queued":
-        store.update(run_id, status="cancelled", error="cancelled")
+    if (await runner.runs.get(run_id, with_result=False)).status == "queued":
+        await runner.lifecycle(None).end(run_id, "cancelled", "cancelled")

@@ -1,7 +1,8 @@
 """The runtime context of the research graphs (LangGraph ``context_schema``): the services a run uses.
 
 Built per run by the runner from the composition root (``Services``); nodes receive it as
-``runtime.context`` and never reach for globals. Per-run overrides (depth, k, model, ...) are already
+``runtime.context`` and never reach for globals (nor for run storage: the runs layer, ``runs/``, owns it).
+Per-run overrides (depth, k, model, ...) are already
 applied to the settings here.
 """
 
@@ -62,6 +63,7 @@ class WebResearch(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class ResearchContext:
+    run_id: str  # the run (and its LangGraph thread): results name it
     llm: LLMClient
     searcher: HybridSearcher
     embedder: Embedder

@@ -19,13 +19,12 @@ more. A batch that fails leaves nothing behind (and the numbers of its runs are 
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from rabbithole.runs.event_log import NewEvent, RunEvent
+from rabbithole.runs.event_log import NewEvent, RunEvent, encode
 
 _COLUMNS = "(run_id, seq, type, data_json, created_at)"
 
@@ -78,10 +77,9 @@ class BatchAppender:
         for event in new:
             seq = last[event.run_id] + 1
             last[event.run_id] = seq
-            data_json = json.dumps(event.data, ensure_ascii=False, default=str)
+            data_json, data = encode(event)  # a report's result: a reference to the run's
             created = event.created_at.replace(tzinfo=None).isoformat(sep=" ", timespec="microseconds")
             params += [event.run_id, seq, event.type, data_json, created]
-            data = dict(json.loads(data_json))  # what a replay reads: the data as stored
             stored.append(RunEvent(event.run_id, seq, event.type, data, event.created_at))
         values = ", ".join("(?, ?, ?, ?, ?)" for _ in new)
         self._conn.execute(f"INSERT INTO run_events {_COLUMNS} VALUES {values}", params)

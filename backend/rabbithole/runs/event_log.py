@@ -7,12 +7,17 @@ asks for what came after it (the API's SSE replay) and a restarted server contin
     events = log.append_batch([NewEvent(...), ...])           # one transaction, numbered per run
     later = log.after(run_id, 5)                              # events 6, 7, ...
 
+A run's result is stored once, with the run (``research_runs.result_json``, ``store.py``): its ``report``
+event is persisted as a reference to it (``RESULT_IN_STORE``) and read back whole (``after``, ``latest``), so
+a replay carries the same ``report`` event as the live stream.
+
 The server writes through ``runs/event_writer.py`` (one thread, a batch of all runs' events per
 transaction); the numbering is safe for one writer per run (the process that executes it).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,10 +26,13 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Integer, String, Text, delete, func, insert, or_, select
-from sqlalchemy.orm import Mapped, mapped_column, sessionmaker
+from sqlalchemy.orm import Mapped, Session, mapped_column, sessionmaker
 
 from rabbithole.catalog.db import create_engine_for, prepare_tables
-from rabbithole.runs.store import RunsBase
+from rabbithole.runs.store import RunRow, RunsBase
+
+#: In a persisted ``report`` event, in place of the result: the result is the run's (``result_json``).
+RESULT_IN_STORE = "result_in_store"
 
 
 class RunEventRow(RunsBase):
@@ -72,6 +80,40 @@ class NewEvent:
         return cls(run_id, event_type, body, datetime.now(UTC))
 
 
+def encode(event: NewEvent) -> tuple[str, dict[str, Any]]:
+    """The event's data as persisted (JSON; a ``report`` event's result replaced by ``RESULT_IN_STORE``) and
+    as handed on to live clients (its JSON round trip: what a replay reads, the result included)."""
+    whole = json.dumps(event.data, ensure_ascii=False, default=str)
+    data = dict(json.loads(whole))
+    if event.type != "report" or "result" not in event.data:
+        return whole, data
+    reference = {key: value for key, value in event.data.items() if key != "result"}
+    reference[RESULT_IN_STORE] = True
+    return json.dumps(reference, ensure_ascii=False, default=str), data
+
+
+def _refers_to_result(event: RunEvent) -> bool:
+    return event.type == "report" and bool(event.data.get(RESULT_IN_STORE))
+
+
+def hydrate(session: Session, events: list[RunEvent]) -> list[RunEvent]:
+    """The events with each ``report`` event's result read from its run (one query for all of them)."""
+    runs = {event.run_id for event in events if _refers_to_result(event)}
+    if not runs:
+        return events
+    query = select(RunRow.id, RunRow.result_json).where(RunRow.id.in_(runs))
+    results = {str(run_id): raw for run_id, raw in session.execute(query).all()}
+    whole: list[RunEvent] = []
+    for event in events:
+        if _refers_to_result(event):
+            data = {key: value for key, value in event.data.items() if key != RESULT_IN_STORE}
+            raw = results.get(event.run_id)
+            data["result"] = json.loads(raw) if raw else None
+            event = dataclasses.replace(event, data=data)
+        whole.append(event)
+    return whole
+
+
 def _event(row: RunEventRow) -> RunEvent:
     created = row.created_at if row.created_at.tzinfo else row.created_at.replace(tzinfo=UTC)
     return RunEvent(row.run_id, row.seq, row.type, dict(json.loads(row.data_json)), created)
@@ -100,7 +142,8 @@ class RunEventLog:
 
     def append_batch(self, new: Sequence[NewEvent]) -> list[RunEvent]:
         """Persist ``new`` in one transaction, each run's events numbered after its last one in the order
-        given; all or nothing. The events returned carry their data as stored (a JSON round trip)."""
+        given; all or nothing. The events returned carry their data as a replay reads it (a JSON round
+        trip; a ``report`` event's result is persisted as a reference to the run's, ``encode``)."""
         if not new:
             return []
         runs = sorted({event.run_id for event in new})
@@ -116,7 +159,7 @@ class RunEventLog:
             for event in new:
                 seq = last.get(event.run_id, 0) + 1
                 last[event.run_id] = seq
-                data_json = json.dumps(event.data, ensure_ascii=False, default=str)
+                data_json, data = encode(event)
                 rows.append(
                     {
                         "run_id": event.run_id,
@@ -126,7 +169,6 @@ class RunEventLog:
                         "created_at": event.created_at,
                     }
                 )
-                data = dict(json.loads(data_json))
                 stored.append(RunEvent(event.run_id, seq, event.type, data, event.created_at))
             conn.execute(insert(RunEventRow), rows)
         return stored
@@ -141,14 +183,14 @@ class RunEventLog:
         if types:
             query = query.where(RunEventRow.type.in_(types))
         with self._sessions() as session:
-            return [_event(row) for row in session.scalars(query).all()]
+            return hydrate(session, [_event(row) for row in session.scalars(query).all()])
 
     def latest(self, run_id: str) -> RunEvent | None:
         """The run's last event, if any."""
         query = select(RunEventRow).where(RunEventRow.run_id == run_id).order_by(RunEventRow.seq.desc())
         with self._sessions() as session:
             row = session.scalars(query.limit(1)).first()
-            return _event(row) if row is not None else None
+            return hydrate(session, [_event(row)])[0] if row is not None else None
 
     def progress_events(self, run_id: str, types: tuple[str, ...]) -> tuple[list[RunEvent], int]:
         """The run's events of ``types`` and the number of its last event, read together (one statement:
@@ -161,7 +203,7 @@ class RunEventLog:
         )
         with self._sessions() as session:
             rows = session.scalars(query).all()
-            events = [_event(row) for row in rows]
+            events = hydrate(session, [_event(row) for row in rows])
         last_seq = events[-1].seq if events else 0
         return [event for event in events if event.type in types], last_seq
 

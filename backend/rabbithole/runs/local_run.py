@@ -3,7 +3,7 @@ server executes one: under the run's lease (``leases.py``), so a server or anoth
 at the same time, and with its events and status events in the run event log, so the server's view of the
 run (GET /api/runs/{id}, a stream that connects, the web app) shows its progress and its end.
 
-    with LocalRun(services, run_id) as local:                 # RunBusyError: another process executes it
+    async with LocalRun(services, run_id) as local:           # RunBusyError: another process executes it
         view = await local.advance(runner, on_event=progress)
         view = await local.advance(runner, answer, on_event=progress)
 
@@ -14,6 +14,7 @@ waits for an answer), and released on exit, whatever ends it (the end, an error,
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 from datetime import datetime
 from types import TracebackType
@@ -23,7 +24,6 @@ from rabbithole.core.errors import RunBusyError, RunStateError
 from rabbithole.runs.leases import RunLeases, describe_owner, process_owner
 
 if TYPE_CHECKING:
-    from rabbithole.research.models import RunStatus
     from rabbithole.runs.event_log import RunEventLog
     from rabbithole.runs.runner import EventSink, ResearchRunner, RunView
     from rabbithole.runs.store import RunStore
@@ -71,43 +71,38 @@ class LocalRun:
         except Exception:  # a full disk: the lease expires on its own; the run's own outcome goes on
             log.exception("run %s: its lease could not be released", self.run_id)
 
+    async def __aenter__(self) -> LocalRun:
+        """``__enter__`` in a thread (the store and the claim are database calls)."""
+        return await asyncio.to_thread(self.__enter__)
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await asyncio.shield(asyncio.to_thread(self.__exit__, kind, exc, tb))
+
     async def advance(self, runner: ResearchRunner, resume: Any = None, *, on_event: EventSink) -> RunView:
-        """``runner.advance`` with the run's events recorded as the server records them: ``running`` as it
-        starts, each event, the status event before an interrupt, the end or an error, and a cancelled
-        run's end (Ctrl-C). An event that cannot be recorded ends the run in error (the runner's way)."""
-        if self.store.get(self.run_id, with_result=False).status == "done":
+        """``runner.advance`` with the run's events recorded as the server records them (its ``status``
+        events included: the runner's lifecycle publishes them here), each appended to the run's event log
+        (in a thread) and then handed to ``on_event`` (all but the ``status`` events). A cancelled run
+        (Ctrl-C) ends ``cancelled`` with its final ``done`` event. An event that cannot be recorded ends the
+        run in error (the runner's way)."""
+        record = await asyncio.to_thread(self.store.get, self.run_id, with_result=False)
+        if record.status == "done":
             raise RunStateError(f"run {self.run_id} is finished; there is nothing to resume")
-        self._status("running")
+
+        async def record_event(event: dict[str, Any]) -> None:
+            kind = str(event.get("type", "event"))
+            await asyncio.to_thread(self.events.append, self.run_id, kind, event)
+            if kind != "status":
+                forwarded = on_event(event)
+                if inspect.isawaitable(forwarded):
+                    await forwarded
+
         try:
-            return await runner.advance(
-                self.run_id, resume, on_event=lambda event: self._record(event, on_event)
-            )
-        except asyncio.CancelledError:
+            return await runner.advance(self.run_id, resume, on_event=record_event)
+        except asyncio.CancelledError:  # the runner ended it cancelled (its status event is recorded)
             try:
-                self._status("cancelled")
-                self.events.append(self.run_id, "done", {"status": "cancelled"})
-            except Exception:  # a full disk: the store says cancelled (the runner wrote it, or keeps it)
-                log.exception("run %s: its cancellation events could not be recorded", self.run_id)
+                await asyncio.to_thread(self.events.append, self.run_id, "done", {"status": "cancelled"})
+            except Exception:  # a full disk: the store says cancelled (or the runner keeps it)
+                log.exception("run %s: its cancellation event could not be recorded", self.run_id)
             raise
-
-    def _record(self, event: dict[str, Any], forward: EventSink) -> None:
-        kind = str(event.get("type", "event"))
-        if kind == "error":
-            message = str(event.get("message", ""))
-            self._status("error", error=message)
-        elif kind == "interrupt":
-            self._status("waiting_for_input")
-        elif kind == "done":
-            self._status("done")
-        self.events.append(self.run_id, kind, event)
-        forward(event)
-
-    def _status(self, status: RunStatus, *, error: str | None = None) -> None:
-        """The status event the server writes (the store's status is the runner's to write)."""
-        data: dict[str, Any] = {
-            "status": status,
-            "phase": self.store.get(self.run_id, with_result=False).phase,
-        }
-        if error is not None:
-            data["error"] = error
-        self.events.append(self.run_id, "status", data)

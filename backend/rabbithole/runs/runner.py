@@ -1,11 +1,17 @@
-"""Runs research graphs: creates runs in the run store, starts and resumes them on the checkpointer,
-streams their progress events, and records status, phase, errors and results.
+"""Runs research graphs: creates runs in the run store, starts and resumes them on the checkpointer, streams
+their progress events, and changes their state through the run lifecycle (``lifecycle.py``: each status
+written once, its ``status`` event published).
 
     runner = ResearchRunner(services)                  # services opened with ``await services.aopen()``
     record = runner.create("Wann ...?", ["sample"], mode="interactive")
     view = await runner.advance(record.id, on_event=print)          # -> waits for a clarification answer
     view = await runner.advance(record.id, resume={"answer": "/end"})
     view = await runner.advance(record.id, resume={"tasks": None})  # approve the plan as proposed
+
+``advance`` is ``prepare`` (the checks: a run that cannot start raises and is left as it is) and ``execute``
+(from there on every failure ends the run once, in ``error``, with its ``status`` and ``error`` events).
+``on_event`` receives every event of the run: the graph's progress, the ``status`` events of its
+transitions, ``interrupt``, ``report``, ``error`` and ``done``.
 
 A run stopped by a crash or an error resumes from its last checkpoint with ``advance(run_id)``; tasks
 that finished are not dug again. Resuming a finished run is a ``RunStateError``.
@@ -15,8 +21,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -24,11 +30,14 @@ from langgraph.types import Command
 
 from rabbithole.core.disk_full import disk_full_error
 from rabbithole.core.errors import InvalidRequestError, RabbitholeError, RunFailedError, RunStateError
-from rabbithole.embeddings.memo import TextVectors
 from rabbithole.research.context import ResearchContext, RunOverrides
 from rabbithole.research.llm_step import merge_counts
-from rabbithole.research.models import ResearchResult, RunMode
+from rabbithole.research.models import ResearchResult, RunMode, RunStatus
 from rabbithole.research.run import build_research_graph
+from rabbithole.runs.aio import AsyncRunStore
+from rabbithole.runs.graph_inputs import graph_config, interrupt_of, research_context
+from rabbithole.runs.graph_inputs import graph_input as graph_input_of
+from rabbithole.runs.lifecycle import Change, RunLifecycle
 from rabbithole.runs.store import RunOrigin, RunRecord, RunStore
 from rabbithole.runs.unsaved_status import UnsavedStatuses
 
@@ -37,11 +46,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-EventSink = Callable[[dict[str, Any]], None]
+#: Receives each event of a run ({"type": ..., ...}); may be a coroutine function.
+EventSink = Callable[[dict[str, Any]], Awaitable[None] | None]
 #: Overrides only report mode takes.
 REPORT_OVERRIDES = ("guidance", "sections", "refinement_rounds", "max_search_depth")
-#: Supersteps a run may take (clarification rounds and extraction batches loop).
-RECURSION_LIMIT = 400
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,10 +62,28 @@ class RunView:
     llm_calls: dict[str, int] | None = None  # so far, from the checkpoint (``view``; None: not read)
 
 
+@dataclass(frozen=True, slots=True)
+class RunStart:
+    """A run checked and ready to execute (``ResearchRunner.prepare``)."""
+
+    record: RunRecord
+    graph: Any
+    context: ResearchContext
+    config: dict[str, Any]
+    graph_input: Any = None
+    llm_calls: dict[str, int] = field(default_factory=dict)  # the checkpoint's count so far
+    finished: bool = False  # the graph finished, but the process stopped before the store recorded it
+
+
 class ResearchRunner:
-    def __init__(self, services: Services, store: RunStore | None = None) -> None:
+    def __init__(
+        self, services: Services, store: RunStore | None = None, *, on_change: Change | None = None
+    ) -> None:
+        """``on_change``: where the run-list changes of the runs it executes go (the server's broker)."""
         self.services = services
         self.store = store or services.runs
+        self.runs = AsyncRunStore(self.store)
+        self.on_change = on_change
         self._graphs: dict[str, Any] = {}
         self._graph_lock = asyncio.Lock()
         # LLM calls so far of the runs this runner executes now: the checkpoint's count when the run
@@ -66,6 +92,11 @@ class ResearchRunner:
         self._live_calls: dict[str, dict[str, int]] = {}
         # final statuses the store could not take yet (a full disk): shown by ``view``, written later
         self.unsaved = UnsavedStatuses(self.store)
+
+    def lifecycle(self, on_event: EventSink | None) -> RunLifecycle:
+        """The lifecycle of a run this runner executes, publishing its events to ``on_event``."""
+        publish = None if on_event is None else lambda _run_id, event: on_event(event)
+        return RunLifecycle(self.runs, self.unsaved, publish, on_change=self.on_change)
 
     async def graph(self, mode: RunMode = "interactive") -> Any:
         """The compiled graph of a mode: the research run, or report mode's graph."""
@@ -92,7 +123,9 @@ class ResearchRunner:
     ) -> RunRecord:
         """A new run (queued); nothing runs until ``advance``. Bad input is an InvalidRequestError.
         ``origin``: who created it (the server or the CLI), which decides how its errors say to resume it;
-        ``claim``: the lease it is created with (its creator executes it)."""
+        ``claim``: the lease it is created with (its creator executes it). The overrides are validated
+        here, once, and stored as validated (``RunRecord.settings``). Synchronous (the store's insert):
+        async code calls it in a thread."""
         question = " ".join(question.split())
         if not question:
             raise InvalidRequestError("the question is empty")
@@ -120,68 +153,45 @@ class ResearchRunner:
     # -- running -------------------------------------------------------------------------------------
 
     def context(self, record: RunRecord) -> ResearchContext:
-        services = self.services
-        overrides = RunOverrides.model_validate(record.overrides)
-        research = services.settings.research
-        changed = {
-            key: value
-            for key, value in overrides.model_dump(exclude_none=True).items()
-            if key in ("k", "concurrency", "max_tasks", "max_clarify_rounds")
-        }
-        if changed:
-            research = research.model_copy(update=changed)
-            research = research.model_copy(update={"min_tasks": min(research.min_tasks, research.max_tasks)})
-        depth = overrides.depth if overrides.depth is not None else services.settings.references.max_depth
-        report = services.settings.report_mode
-        report_changed = {
-            key: value
-            for key, value in overrides.model_dump(exclude_none=True).items()
-            if key in ("refinement_rounds", "max_search_depth")
-        }
-        if report_changed:
-            report = report.model_copy(update=report_changed)
-        web = None
-        if record.mode == "report":  # optional web research for the sections (off unless configured)
-            searcher = services.web_searcher
-            if searcher is not None:
-                from rabbithole.web.research import web_evidence_search
-
-                web = web_evidence_search(searcher)
-        return ResearchContext(
-            llm=services.llm_for(overrides.model),
-            searcher=services.searcher,
-            embedder=services.embedder,
-            catalog=services.catalog,
-            reference_engine=services.reference_engine,
-            detector=services.language_detector,
-            settings=research,
-            depth=depth,
-            report=report,
-            web=web,
-            vectors=TextVectors(services.embedder) if record.mode == "report" else None,
-        )
+        """The run's runtime context (``graph_inputs.research_context``)."""
+        return research_context(self.services, record)
 
     def config(self, run_id: str, context: ResearchContext) -> dict[str, Any]:
-        return {
-            "configurable": {"thread_id": run_id},
-            "max_concurrency": context.settings.concurrency,
-            "recursion_limit": RECURSION_LIMIT,
-        }
+        return graph_config(run_id, context)
 
-    async def advance(self, run_id: str, resume: Any = None, *, on_event: EventSink | None = None) -> RunView:
-        """Run until the next interrupt, the end or an error. ``resume``: the answer to the pending
-        interrupt. Raises RunStateError (finished run; an answer where none is expected or none where
-        one is), RunFailedError (the run stopped in its error state; resumable) and domain errors."""
-        record = self.store.get(run_id, with_result=False)
+    async def advance(
+        self,
+        run_id: str,
+        resume: Any = None,
+        *,
+        on_event: EventSink | None = None,
+        on_cancel: RunStatus | None = "cancelled",
+    ) -> RunView:
+        """Run until the next interrupt, the end or an error: ``prepare``, then ``execute``. ``resume``: the
+        answer to the pending interrupt. Raises RunStateError (finished run; an answer where none is
+        expected or none where one is), RunFailedError (the run stopped in its error state; resumable)
+        and domain errors. ``on_cancel``: the status a cancelled run ends in (None: the caller decides)."""
+        try:
+            start = await self.prepare(run_id, resume)
+        except asyncio.CancelledError:
+            if on_cancel is not None:
+                await self.lifecycle(on_event).end(run_id, on_cancel, "cancelled")
+            raise
+        return await self.execute(start, on_event=on_event, on_cancel=on_cancel)
+
+    async def prepare(self, run_id: str, resume: Any = None) -> RunStart:
+        """Check that the run can go on with ``resume`` and load what it needs; raises (RunStateError, a
+        domain error) without touching the run."""
+        record = await self.runs.get(run_id, with_result=False)
         graph = await self.graph(record.mode)
         context = self.context(record)
         config = self.config(run_id, context)
         snapshot = await graph.aget_state(config)
-        pending = _interrupt_of(snapshot)
+        pending = interrupt_of(snapshot)
         if not snapshot.values and not snapshot.next:
             if resume is not None:
                 raise RunStateError(f"run {run_id} has not started; there is nothing to answer")
-            graph_input: Any = self._input(record, context)
+            graph_input: Any = graph_input_of(record, context)
         elif pending is not None:
             if resume is None:
                 raise RunStateError(f"run {run_id} waits for input ({pending.get('kind', 'answer')})")
@@ -190,45 +200,65 @@ class ResearchRunner:
             if record.status == "done":
                 raise RunStateError(f"run {run_id} is finished; there is nothing to resume")
             # the graph finished, but the process stopped before the store recorded it
-            return await self._settle(run_id, graph, config, on_event or (lambda _event: None))
+            return RunStart(record, graph, context, config, finished=True)
         else:
             # stopped between steps: a crash, an error, or a kill after a step's tasks wrote their results
             # but before the next checkpoint (then ``next`` is empty although the graph goes on)
             if resume is not None:
                 raise RunStateError(f"run {run_id} does not wait for input")
             graph_input = None  # continue from the last checkpoint
-        sink = on_event or (lambda _event: None)
-        self._live_calls[run_id] = dict((snapshot.values or {}).get("llm_calls") or {})
+        calls = dict((snapshot.values or {}).get("llm_calls") or {})
+        return RunStart(record, graph, context, config, graph_input, calls)
+
+    async def execute(
+        self, start: RunStart, *, on_event: EventSink | None = None, on_cancel: RunStatus | None = "cancelled"
+    ) -> RunView:
+        """Execute a prepared run until its next interrupt, its end or an error. Whatever fails ends the run
+        once, in ``error`` (``_fail``); a cancelled run ends in ``on_cancel`` (None: left to the caller)."""
+        run_id = start.record.id
+        life = self.lifecycle(on_event)
+        self._live_calls[run_id] = dict(start.llm_calls)
         try:
-            self.store.update(run_id, status="running", error=None)
-            self.unsaved.forget(run_id)
-            async for namespace, mode, chunk in graph.astream(
-                graph_input, config, context=context, stream_mode=["custom", "updates"], subgraphs=True
-            ):
-                if mode == "updates" and not namespace and isinstance(chunk, dict):
-                    for update in chunk.values():  # a step of the run graph: its calls, subgraphs' included
-                        if isinstance(update, dict) and isinstance(update.get("llm_calls"), dict):
-                            merged = merge_counts(self._live_calls.get(run_id), update["llm_calls"])
-                            self._live_calls[run_id] = merged
-                elif mode == "custom" and isinstance(chunk, dict):
-                    if chunk.get("type") == "phase":
-                        self.store.update(run_id, phase=str(chunk["phase"]))
-                    elif chunk.get("type") == "language":
-                        self.store.update(run_id, language=str(chunk["language"]))
-                    sink(chunk)
-            return await self._settle(run_id, graph, config, sink)
+            if not start.finished:
+                await life.transition(run_id, "running", error=None)
+                await self._stream(start, life)
+            return await self._settle(start, life)
         except asyncio.CancelledError:
-            self.unsaved.record(run_id, "cancelled", "cancelled")
+            if on_cancel is not None:
+                await life.end(run_id, on_cancel, "cancelled")
             raise
         except Exception as exc:
-            self._fail(record, exc, sink)
+            await self._fail(start.record, exc, life)
         finally:
             self._live_calls.pop(run_id, None)
 
-    def _fail(self, record: RunRecord, exc: Exception, sink: EventSink) -> NoReturn:
-        """End the run in its error state, whatever failed (a domain error, a full disk, a bug): the status
-        is written (or kept until it can be), the ``error`` event goes to the sink, and a RunFailedError
-        (resumable) or, for a bug, the exception itself is raised."""
+    async def _stream(self, start: RunStart, life: RunLifecycle) -> None:
+        run_id = start.record.id
+        async for namespace, mode, chunk in start.graph.astream(
+            start.graph_input,
+            start.config,
+            context=start.context,
+            stream_mode=["custom", "updates"],
+            subgraphs=True,
+        ):
+            if mode == "updates" and not namespace and isinstance(chunk, dict):
+                for update in chunk.values():  # a step of the run graph: its calls, subgraphs' included
+                    if isinstance(update, dict) and isinstance(update.get("llm_calls"), dict):
+                        merged = merge_counts(self._live_calls.get(run_id), update["llm_calls"])
+                        self._live_calls[run_id] = merged
+            elif mode == "custom" and isinstance(chunk, dict):
+                if chunk.get("type") == "phase":
+                    await life.phase(run_id, chunk)
+                elif chunk.get("type") == "language":
+                    await life.language(run_id, chunk)
+                else:
+                    await life.emit(run_id, chunk)
+
+    async def _fail(self, record: RunRecord, exc: Exception, life: RunLifecycle) -> NoReturn:
+        """End the run in its error state, whatever failed (a domain error, a full disk, a bug): once,
+        through the lifecycle (the status written or kept until it can be, the ``status`` and ``error``
+        events published), then a RunFailedError (resumable) or, for a bug, the exception itself is
+        raised."""
         known = exc if isinstance(exc, RabbitholeError) else disk_full_error(exc)
         if known is None:
             message = f"internal error: {type(exc).__name__}: {exc}"
@@ -237,49 +267,28 @@ class ResearchRunner:
             message = f"{known} ({resume_advice(record)})"
         else:
             message = f"{known}. The run can be resumed from its last checkpoint: {resume_advice(record)}"
-        self.unsaved.record(record.id, "error", message)
-        try:
-            sink({"type": "error", "message": message})
-        except Exception:  # the sink's own trouble (a full disk again) must not hide the run's error
-            log.exception("run %s: its error event could not be delivered", record.id)
+        await life.fail(record.id, message)
         if known is None:
             raise exc
         raise RunFailedError(message) from exc
 
-    @staticmethod
-    def _input(record: RunRecord, context: ResearchContext) -> dict[str, Any]:
-        graph_input: dict[str, Any] = {
-            "question": record.question,
-            "collections": record.collections,
-            "mode": record.mode,
-        }
-        if record.mode == "report":
-            overrides = RunOverrides.model_validate(record.overrides)
-            rounds = context.report.refinement_rounds if context.report is not None else 1
-            graph_input |= {
-                "guidance": overrides.guidance or "",
-                "sections_hint": list(overrides.sections or []),
-                "refinement_rounds": rounds,
-            }
-        return graph_input
-
-    async def _settle(self, run_id: str, graph: Any, config: dict[str, Any], sink: EventSink) -> RunView:
-        snapshot = await graph.aget_state(config)
-        pending = _interrupt_of(snapshot)
+    async def _settle(self, start: RunStart, life: RunLifecycle) -> RunView:
+        run_id = start.record.id
+        snapshot = await start.graph.aget_state(start.config)
+        pending = interrupt_of(snapshot)
         if pending is not None:
-            self.store.update(run_id, status="waiting_for_input")
-            sink({"type": "interrupt", **pending})
-            return RunView(self.store.get(run_id, with_result=False), interrupt=pending)
+            record = await life.transition(run_id, "waiting_for_input")
+            await life.emit(run_id, {"type": "interrupt", **pending})
+            return RunView(record, interrupt=pending)
         if snapshot.next:  # pragma: no cover - astream returns only at an interrupt, the end or an error
             raise RunStateError(f"run {run_id} stopped before {snapshot.next}")
         result: ResearchResult = snapshot.values["result"]
-        self.store.update(run_id, status="done", phase="done", result=result)
-        sink({"type": "report", "result": result.model_dump(mode="json")})
-        sink({"type": "done", "status": "done"})
-        return RunView(self.store.get(run_id), result=result)
+        record = await life.transition(run_id, "done", phase="done", result=result)
+        await life.emit(run_id, {"type": "done", "status": "done"})
+        return RunView(record, result=result)
 
     async def view(self, run_id: str) -> RunView:
-        record = self.unsaved.overlay(self.store.get(run_id))
+        record = self.unsaved.overlay(await self.runs.get(run_id))
         if record.status == "done":
             return RunView(record, result=record.result)
         live = self._live_calls.get(run_id)
@@ -288,7 +297,7 @@ class ResearchRunner:
         graph = await self.graph(record.mode)
         snapshot = await graph.aget_state({"configurable": {"thread_id": run_id}})
         calls = dict((snapshot.values or {}).get("llm_calls") or {})
-        return RunView(record, interrupt=_interrupt_of(snapshot), llm_calls=calls)
+        return RunView(record, interrupt=interrupt_of(snapshot), llm_calls=calls)
 
 
 def resume_advice(record: RunRecord) -> str:
@@ -298,20 +307,6 @@ def resume_advice(record: RunRecord) -> str:
         return f"POST /api/runs/{record.id}/resume (or Resume in the web app)"
     command = "report" if record.mode == "report" else "research"
     return f"rabbithole {command} --resume {record.id}"
-
-
-def _interrupt_of(snapshot: Any) -> dict[str, Any] | None:
-    """The payload of the pending interrupt (the run graph's or a subgraph's), if any."""
-    for item in getattr(snapshot, "interrupts", ()) or ():
-        value = getattr(item, "value", None)
-        if isinstance(value, dict):
-            return value
-    for task in getattr(snapshot, "tasks", ()) or ():
-        for item in getattr(task, "interrupts", ()) or ():
-            value = getattr(item, "value", None)
-            if isinstance(value, dict):
-                return value
-    return None
 
 
 async def run_research(

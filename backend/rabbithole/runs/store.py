@@ -19,14 +19,15 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
 from rabbithole.catalog.db import create_engine_for, prepare_tables
 from rabbithole.core.errors import RunNotFoundError
+from rabbithole.research.context import RunOverrides
 from rabbithole.research.models import ResearchResult, RunMode, RunStatus, RunSummary
 
 #: Where a run was created: by the server (the API, the web app) or by the CLI (or the library).
 RunOrigin = Literal["server", "cli"]
 
 
-class _Keep:
-    """Marker: leave the error column as it is."""
+class Keep:
+    """Marker: leave the error column as it is (``RunStore.update``'s default)."""
 
 
 def utcnow() -> datetime:
@@ -85,6 +86,11 @@ class RunRecord:
     result: ResearchResult | None = field(default=None, repr=False)
     origin: RunOrigin = "cli"
 
+    def settings(self) -> RunOverrides:
+        """The run's overrides, validated once when it was created (``ResearchRunner.create``): read back as
+        stored, not validated again."""
+        return RunOverrides.model_construct(**self.overrides)
+
     def summary(self) -> RunSummary:
         return RunSummary(
             run_id=self.id,
@@ -126,7 +132,8 @@ def _record(row: RunRow, with_result: bool) -> RunRecord:
 
 
 class RunStore:
-    """Create, read, list and update runs. Thread-safe (one short session per call); WAL + busy timeout."""
+    """Create, read, list and update runs. Thread-safe (one short session per call); WAL + busy timeout.
+    Synchronous: async code reaches it through ``AsyncRunStore`` (``runs/aio.py``), in a thread."""
 
     def __init__(self, path: Path, busy_timeout_ms: int = 30_000, *, url: str = "") -> None:
         """``path``: the SQLite catalog database; ``url``: a ``database.url`` in its place (the engine and
@@ -212,10 +219,11 @@ class RunStore:
         status: RunStatus | None = None,
         phase: str | None = None,
         language: str | None = None,
-        error: str | type[_Keep] | None = _Keep,
+        error: str | type[Keep] | None = Keep,
         result: ResearchResult | None = None,
-    ) -> None:
-        """Set the given fields; ``error`` is left as it is unless given (None clears it)."""
+    ) -> RunRecord:
+        """Set the given fields in one write; ``error`` is left as it is unless given (None clears it).
+        Returns the run as written (without its result)."""
         with self._sessions.begin() as session:
             row = session.get(RunRow, run_id)
             if row is None:
@@ -226,11 +234,13 @@ class RunStore:
                 row.phase = phase
             if language is not None:
                 row.language = language
-            if error is not _Keep:
+            if error is not Keep:
                 row.error = error  # type: ignore[assignment]
             if result is not None:
                 row.result_json = result.model_dump_json()
             row.updated_at = utcnow()
+            session.flush()
+            return _record(row, with_result=False)
 
     def delete(self, run_id: str) -> None:
         with self._sessions.begin() as session:

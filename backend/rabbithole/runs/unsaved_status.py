@@ -37,22 +37,23 @@ class UnsavedStatuses:
         self._pending: dict[str, _Unsaved] = {}
         self._lock = threading.Lock()
 
-    def record(self, run_id: str, status: RunStatus, error: str | None) -> bool:
-        """Write the run's status and error; never raises. False: kept here, to be written by ``retry``
-        (a run deleted meanwhile is dropped)."""
+    def record(self, run_id: str, status: RunStatus, error: str | None) -> RunRecord | None:
+        """Write the run's status and error (one write); never raises. Returns the run as written; None
+        when it is kept here, to be written by ``retry``, or was deleted meanwhile (then dropped).
+        Synchronous: async code calls it in a thread."""
         unsaved = _Unsaved(status, error)
         try:
-            self.store.update(run_id, status=status, error=error)
+            written = self.store.update(run_id, status=status, error=error)
         except RunNotFoundError:
             self.forget(run_id)
-            return True
+            return None
         except Exception:
             log.exception("run %s: its status '%s' could not be written; kept and retried", run_id, status)
             with self._lock:
                 self._pending[run_id] = unsaved
-            return False
+            return None
         self.forget(run_id)
-        return True
+        return written
 
     def forget(self, run_id: str) -> None:
         with self._lock:

@@ -1,8 +1,9 @@
 """The run endpoints: create, list, read, resume, cancel, delete, and the report as JSON, Markdown and DOCX.
-Progress streams (SSE) are in ``stream.py``."""
+Progress streams (SSE) are in ``stream.py``. The run store is read in a thread (``AsyncRunStore``)."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Response, status
@@ -39,22 +40,22 @@ def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
 @router.post("/runs", status_code=status.HTTP_201_CREATED, responses=_errors(404, 422))
 async def create_run(body: CreateRun, runs: RunServiceDep) -> RunCreated:
     """Start a research run in the background: it executes whether or not a client watches it."""
-    record = runs.create(body.question, body.collections, body.mode, body.overrides())
+    record = await runs.create(body.question, body.collections, body.mode, body.overrides())
     return RunCreated(run_id=record.id, status=record.status)
 
 
 @router.get("/runs", responses=_errors(422))
-def list_runs(
+async def list_runs(
     runs: RunServiceDep,
     run_status: Annotated[list[RunStatus] | None, Query(alias="status", description="Only these.")] = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0,
 ) -> RunPage:
     """Runs, newest first."""
-    records = runs.store.list(status=run_status, limit=limit, offset=offset)
+    records = await runs.runs.list(status=run_status, limit=limit, offset=offset)
     return RunPage(
         items=[r.summary() for r in records],
-        total=runs.store.count(status=run_status),
+        total=await runs.runs.count(status=run_status),
         limit=limit,
         offset=offset,
     )
@@ -86,16 +87,16 @@ async def delete_run(run_id: str, runs: RunServiceDep) -> RunDeleted:
     return RunDeleted(run_id=run_id)
 
 
-def _result(runs: RunServiceDep, run_id: str) -> ResearchResult:
-    record = runs.store.get(run_id)
+async def _result(runs: RunServiceDep, run_id: str) -> ResearchResult:
+    record = await runs.runs.get(run_id)
     if record.result is None:
         raise RunStateError(f"run {run_id} is {record.status}; its report is not ready")
     return record.result
 
 
 @router.get("/runs/{run_id}/report", responses=_errors(404, 409))
-def get_report(run_id: str, runs: RunServiceDep) -> ResearchResult:
-    return _result(runs, run_id)
+async def get_report(run_id: str, runs: RunServiceDep) -> ResearchResult:
+    return await _result(runs, run_id)
 
 
 @router.get(
@@ -103,8 +104,8 @@ def get_report(run_id: str, runs: RunServiceDep) -> ResearchResult:
     response_class=PlainTextResponse,
     responses={**_errors(404, 409), 200: {"content": {"text/markdown": {"schema": {"type": "string"}}}}},
 )
-def get_report_markdown(run_id: str, runs: RunServiceDep) -> Response:
-    return Response(_result(runs, run_id).report_markdown, media_type="text/markdown; charset=utf-8")
+async def get_report_markdown(run_id: str, runs: RunServiceDep) -> Response:
+    return Response((await _result(runs, run_id)).report_markdown, media_type="text/markdown; charset=utf-8")
 
 
 @router.get(
@@ -118,13 +119,13 @@ def get_report_markdown(run_id: str, runs: RunServiceDep) -> Response:
         },
     },
 )
-def get_report_docx(run_id: str, runs: RunServiceDep) -> Response:
+async def get_report_docx(run_id: str, runs: RunServiceDep) -> Response:
     """The report as a Word document (sections, [n] citations, sources with verified quotes, warnings,
     quality), downloaded as ``rabbithole-<run id>.docx``."""
     from rabbithole.research.export.docx import docx_bytes
 
     return Response(
-        docx_bytes(_result(runs, run_id)),
+        await asyncio.to_thread(docx_bytes, await _result(runs, run_id)),
         media_type=DOCX_MEDIA_TYPE,
         headers={"Content-Disposition": f'attachment; filename="rabbithole-{run_id}.docx"'},
     )

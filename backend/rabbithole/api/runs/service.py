@@ -6,9 +6,12 @@ submitted. Every event the runner emits, and every status change, is persisted (
 is published to the clients watching the run (``EventBroker``), so a client that reconnects replays what it
 missed from the database; the writes happen in a thread of their own, batched across runs, and the events
 are published once their transaction committed (``publisher.py``), so the event loop never waits for
-SQLite. An event that could not be persisted ends its run in ``error`` (``_unsaved``). Answers to an
-interrupt are serialised by a per-run lock: the first wins, a second finds the run busy (``RunStateError``,
-409).
+SQLite. An event that could not be persisted ends its run in ``error`` (``_unsaved``). Every change of a run's
+state goes through the run lifecycle (``runs/lifecycle.py``): the status written once, its ``status`` event
+published; the runner's transitions and this service's (queued, cancelled, an error before the run could
+start) alike. Store, event log and lease calls run in threads (``AsyncRunStore``, ``asyncio.to_thread``).
+Answers to an interrupt are serialised by a per-run lock: the first wins, a second finds the run busy
+(``RunStateError``, 409).
 
 At start-up, runs a stopped process left ``running`` or ``queued`` are resumed from their last checkpoint
 (``research.resume_on_start``; otherwise the running ones are marked ``error``, resumable).
@@ -40,8 +43,10 @@ from rabbithole.core.disk_full import disk_full_error
 from rabbithole.core.errors import RabbitholeError, RunBusyError, RunStateError
 from rabbithole.research.context import RunOverrides
 from rabbithole.research.models import RunMode, RunStatus
+from rabbithole.runs.aio import AsyncRunStore
 from rabbithole.runs.event_log import NewEvent, RunEvent, RunEventLog
 from rabbithole.runs.leases import RunLeases, describe_owner, process_owner
+from rabbithole.runs.lifecycle import RunLifecycle
 from rabbithole.runs.runner import ResearchRunner, resume_advice
 from rabbithole.runs.store import RunRecord, RunStore
 
@@ -65,10 +70,14 @@ class _Job:
 class RunService:
     def __init__(self, services: Services) -> None:
         self.services = services
-        self.runner = ResearchRunner(services)
         self.store: RunStore = services.runs
+        self.runs = AsyncRunStore(self.store)
         self.events: RunEventLog = services.run_events
         self.broker = EventBroker()
+        self.runner = ResearchRunner(services, self.store, on_change=self.broker.publish_change)
+        self.lifecycle = RunLifecycle(
+            self.runs, self.runner.unsaved, self._publish, on_change=self.broker.publish_change
+        )
         self.endings = UnsavedEndings(self.events, self.broker)
         self.limit = services.settings.research.max_running_runs
         self._waiting: deque[_Job] = deque()
@@ -77,6 +86,8 @@ class RunService:
         self._progress: dict[str, RunProgress] = {}  # runs executing here, updated as events are published
         self.publisher = EventPublisher(self.events, self.broker, self._progress, on_unsaved=self._unsaved)
         self._ending: set[asyncio.Task[None]] = set()  # runs being ended after an unsaved event
+        self._keeping = asyncio.Lock()  # final events kept in memory are numbered one after the other
+        self._begun: set[str] = set()  # runs whose task started (and releases the lease itself)
         self._closing = False
         self.lease_s = services.settings.research.run_lease_s
         self.leases = RunLeases(self.store.engine, process_owner(), self.lease_s)
@@ -96,30 +107,35 @@ class RunService:
         """Claim and continue stopped runs: at start-up those without a live lease, later only those whose
         owner's lease expired or whose owner is gone (a process that died; ``RunLeases.claim``). A run the
         CLI executes holds a lease like a server's."""
-        stopped = list(reversed(self.store.list(status=["running", "queued"], limit=1_000_000)))
+        stopped = list(reversed(await self.runs.list(status=["running", "queued"], limit=1_000_000)))
         for record in stopped:
             if self.busy(record.id):
                 continue
-            if not self.leases.claim(record.id, expired_only=expired_only, statuses=("running", "queued")):
+            claimed = await asyncio.to_thread(
+                self.leases.claim, record.id, expired_only=expired_only, statuses=("running", "queued")
+            )
+            if not claimed:
                 continue  # another process holds it, or it ended since it was listed
             if record.status == "running" and not self.services.settings.research.resume_on_start:
-                self._status(record.id, "error", error=RESTART_MESSAGE.format(id=record.id))
-                self.leases.release(record.id)
+                await self.lifecycle.transition(
+                    record.id, "error", error=RESTART_MESSAGE.format(id=record.id)
+                )
+                await self._release(record.id)
                 continue
             view = await self.runner.view(record.id)
             if view.interrupt is not None:  # stopped between its interrupt and the status update
-                self._status(record.id, "waiting_for_input")
-                self.leases.release(record.id)
+                await self.lifecycle.transition(record.id, "waiting_for_input")
+                await self._release(record.id)
                 continue
-            self._submit(_Job(record.id, None))
+            await self._submit(_Job(record.id, None))
 
     async def _adopt_forever(self) -> None:
         """Every third of the lease: write what a full disk kept in memory (final statuses and events), and
         take over the runs of processes that died."""
         while True:
             await asyncio.sleep(self.lease_s / 3)
-            self.runner.unsaved.retry()
-            self.endings.retry()
+            await asyncio.to_thread(self.runner.unsaved.retry)
+            await asyncio.to_thread(self.endings.retry)
             try:
                 await self._adopt(expired_only=True)
             except Exception:  # a locked database, a run deleted meanwhile: the next round tries again
@@ -131,81 +147,80 @@ class RunService:
         if self._adopter is not None:
             self._adopter.cancel()
             await asyncio.gather(self._adopter, return_exceptions=True)
-        for job in self._waiting:
-            self.leases.release(job.run_id)
+        waiting = [job.run_id for job in self._waiting]
         self._waiting.clear()
+        for run_id in waiting:
+            await self._release(run_id)
         tasks = list(self._active.values())
         for task in tasks:
             task.cancel()
         if tasks:
             await asyncio.wait(tasks)
         await self.publisher.close()  # the events still queued are written (and published)
-        self.leases.stop_heartbeat()
+        await asyncio.to_thread(self.leases.stop_heartbeat)
 
     # -- requests ------------------------------------------------------------------------------------
 
-    def create(
+    async def create(
         self, question: str, collections: list[str], mode: RunMode, overrides: RunOverrides
     ) -> RunRecord:
         claim = self.leases.new_claim()  # no other server adopts it before this one submits it
-        record = self.runner.create(question, collections, mode, overrides, origin="server", claim=claim)
-        self._status(record.id, "queued")
-        self._submit(_Job(record.id, None))
-        return self.store.get(record.id, with_result=False)
+        record = await asyncio.to_thread(
+            self.runner.create, question, collections, mode, overrides, origin="server", claim=claim
+        )
+        await self.lifecycle.announce(record)  # queued, as inserted
+        await self._submit(_Job(record.id, None))
+        return record
 
     async def resume(self, run_id: str, body: ResumeBody) -> RunRecord:
         """Answer the pending interrupt, or continue a stopped run. One caller at a time per run."""
         async with self._lock(run_id):
-            record = self.store.get(run_id, with_result=False)
+            record = await self.runs.get(run_id, with_result=False)
             if self.busy(run_id):
                 raise RunStateError(f"run {run_id} is {record.status}; it does not wait for input")
             if record.status in FINISHED:
                 raise RunStateError(f"run {run_id} is finished; there is nothing to resume")
-            if not self.leases.claim(run_id):
-                raise self._busy_elsewhere(run_id)
+            if not await asyncio.to_thread(self.leases.claim, run_id):
+                raise await self._busy_elsewhere(run_id)
             try:
                 interrupt = (await self.runner.view(run_id)).interrupt
                 check_fits(run_id, interrupt, body)
             except BaseException:
-                self.leases.release(run_id)
+                await self._release(run_id)
                 raise
             resume = body.model_dump(mode="json") if interrupt is not None else None
-            self.store.update(run_id, status="queued", error=None)
-            self.runner.unsaved.forget(run_id)
             self.endings.forget(run_id)
-            self._status(run_id, "queued", update=False)
-            self._submit(_Job(run_id, resume))
-            return self.store.get(run_id, with_result=False)
+            record = await self.lifecycle.transition(run_id, "queued", error=None)
+            await self._submit(_Job(run_id, resume))
+            return record
 
     async def cancel(self, run_id: str) -> RunRecord:
         async with self._lock(run_id):
-            record = self.store.get(run_id, with_result=False)
+            record = await self.runs.get(run_id, with_result=False)
             if record.status in FINISHED or record.status == "cancelled":
                 raise RunStateError(f"run {run_id} is {record.status}; there is nothing to cancel")
-            self._refuse_if_elsewhere(run_id)
-            self._drop_waiting(run_id)
+            await self._refuse_if_elsewhere(run_id)
+            await self._drop_waiting(run_id)
             task = self._active.get(run_id)
             if task is not None:
                 task.cancel()
                 await asyncio.wait({task})
-            self.store.update(run_id, status="cancelled", error="cancelled")
-            self.runner.unsaved.forget(run_id)
             self.endings.forget(run_id)
-            self._status(run_id, "cancelled", update=False)
-            self._emit(run_id, "done", {"status": "cancelled"})
+            record = await self.lifecycle.transition(run_id, "cancelled", error="cancelled")
+            await self._publish(run_id, {"type": "done", "status": "cancelled"})
             await self.publisher.flush()  # answered once the run's final events are persisted
-            return self.store.get(run_id, with_result=False)
+            return record
 
     async def delete(self, run_id: str) -> None:
         async with self._lock(run_id):
-            self.store.get(run_id, with_result=False)
-            self._refuse_if_elsewhere(run_id)
-            self._drop_waiting(run_id)
+            await self.runs.get(run_id, with_result=False)
+            await self._refuse_if_elsewhere(run_id)
+            await self._drop_waiting(run_id)
             task = self._active.get(run_id)
             if task is not None:
                 task.cancel()
                 await asyncio.wait({task})
-            self.store.delete(run_id)
+            await self.runs.delete(run_id)
             await self.publisher.delete_run(run_id)  # after the run's events still on their way
             checkpointer = await self.services.checkpointer()
             await checkpointer.adelete_thread(run_id)
@@ -237,10 +252,10 @@ class RunService:
 
     # -- execution -----------------------------------------------------------------------------------
 
-    def _submit(self, job: _Job) -> None:
+    async def _submit(self, job: _Job) -> None:
         """Queue the job if this process holds (or can take) the run's lease; another process that holds
         it executes the run."""
-        if self._closing or not self.leases.claim(job.run_id):
+        if self._closing or not await asyncio.to_thread(self.leases.claim, job.run_id):
             return
         self._waiting.append(job)
         self._pump()
@@ -255,92 +270,59 @@ class RunService:
     def _finished(self, run_id: str, task: asyncio.Task[None]) -> None:
         self._active.pop(run_id, None)
         self._progress.pop(run_id, None)
-        if not task.cancelled() and task.exception() is not None:  # _execute ends runs; a last guard
-            log.error("run %s: its task failed", run_id, exc_info=task.exception())
-        if not self.busy(run_id):
-            try:
-                self.leases.release(run_id)
-            except Exception:  # a full disk: the lease expires on its own
-                log.exception("run %s: its lease could not be released", run_id)
+        if run_id not in self._begun and not self.busy(run_id):  # cancelled before it began
+            self._in_background(self._release(run_id), f"run-{run_id}-release")
+        self._begun.discard(run_id)
         self._pump()
 
     async def _execute(self, job: _Job) -> None:
-        """Execute the job. Whatever escapes it (a full disk, a bug) ends the run in ``error`` with the
-        reason (``_end_in_error``): never a run left ``running`` or an exception nobody retrieves."""
+        """Execute the job. A run that cannot start ends in ``error`` here; once it started, the runner ends
+        it (once) whatever fails. A cancelled run's end is its canceller's: ``cancel`` (cancelled), ``stop``
+        (queued again, here), an unsaved event (error)."""
         run_id = job.run_id
-        ended = False  # the run's error event went out
-
-        def sink(event: dict[str, Any]) -> None:
-            nonlocal ended
-            kind = str(event.get("type", "event"))
-            if kind == "error":
-                ended = True
-                self._end_in_error(run_id, str(event.get("message", "")))
-                return
-            if kind == "interrupt":
-                self._status(run_id, "waiting_for_input")
-            elif kind == "done":
-                self._status(run_id, "done")
-            self._emit(run_id, kind, event)
-            if kind == "phase":
-                self._changed(run_id)
-
+        self._begun.add(run_id)
         try:
-            if not self.leases.claim(run_id):
-                log.error("run %s: another process holds its lease; not executed here", run_id)
-                return
-            self._progress[run_id] = self._stored_progress(run_id)
-            self._status(run_id, "running", update=False)
-            await self.runner.advance(run_id, job.resume, on_event=sink)
+            await self._run(job)
         except asyncio.CancelledError:
             if self._closing:  # the server stops: the run continues at the next start
-                self.runner.unsaved.record(run_id, "queued", None)
-            raise  # a client's cancel: recorded by cancel()
-        except Exception as exc:  # a run that cannot start (collection gone), a full disk, a bug
-            if not ended:
-                if not isinstance(exc, RabbitholeError) and disk_full_error(exc) is None:
-                    log.exception("run %s failed", run_id)
-                self._end_in_error(run_id, self._failure_message(run_id, exc))
+                await self.lifecycle.park(run_id)
+            raise
+        except Exception:  # ended by the runner (``RunFailedError``; a bug: logged there)
+            pass
+        finally:
+            if not any(job.run_id == run_id for job in self._waiting):  # not queued again meanwhile
+                await self._release(run_id)
 
-    def _failure_message(self, run_id: str, exc: Exception) -> str:
+    async def _run(self, job: _Job) -> None:
+        run_id = job.run_id
+        try:
+            if not await asyncio.to_thread(self.leases.claim, run_id):
+                log.error("run %s: another process holds its lease; not executed here", run_id)
+                return
+            self._progress[run_id] = await asyncio.to_thread(self._stored_progress, run_id)
+            start = await self.runner.prepare(run_id, job.resume)
+        except Exception as exc:  # a run that cannot start (collection gone), a full disk, a bug
+            if not isinstance(exc, RabbitholeError) and disk_full_error(exc) is None:
+                log.exception("run %s failed", run_id)
+            await self.lifecycle.fail(run_id, await self._failure_message(run_id, exc))
+            return
+
+        async def sink(event: dict[str, Any]) -> None:
+            await self._publish(run_id, event)
+
+        await self.runner.execute(start, on_event=sink, on_cancel=None)
+
+    async def _failure_message(self, run_id: str, exc: Exception) -> str:
         if isinstance(exc, RabbitholeError):
             return str(exc)
         full = disk_full_error(exc)
         if full is None:
             return f"internal error: {exc!r}"
         try:
-            advice = self._advice(run_id)
+            advice = resume_advice(await self.runs.get(run_id, with_result=False))
         except Exception:
             advice = f"POST /api/runs/{run_id}/resume"
         return f"{full}. The run can be resumed from its last checkpoint: {advice}"
-
-    def _advice(self, run_id: str) -> str:
-        return resume_advice(self.store.get(run_id, with_result=False))
-
-    def _end_in_error(self, run_id: str, message: str) -> None:
-        """The run ends in ``error`` with ``message``, whatever else fails; never raises. Its status is
-        written, or kept in memory (shown by GET, written later); its ``status`` and ``error`` events are
-        persisted, or published from memory (kept for streams that connect later, persisted later), so
-        every client learns it and every stream ends."""
-        self.runner.unsaved.record(run_id, "error", message)
-        try:
-            phase = self.store.get(run_id, with_result=False).phase
-        except Exception:
-            phase = ""
-        self._emit(run_id, "status", {"status": "error", "phase": phase, "error": message})
-        self._emit(run_id, "error", {"message": message})  # not persisted: published by _unsaved
-        self.broker.publish_change({"change": "status", "run_id": run_id, "status": "error", "phase": phase})
-
-    def _keep(self, run_id: str, kind: str, data: dict[str, Any]) -> None:
-        """A final event that could not be persisted, published from memory (``endings``)."""
-        live = self._progress.get(run_id)
-        try:
-            last = live.last_seq if live is not None else self.events.last_seq(run_id)
-        except Exception:
-            last = 0
-        event = self.endings.publish(run_id, kind, data, last_seq=last)
-        if live is not None:
-            live.add(event)
 
     def unsaved_events(self, run_id: str, after: int) -> list[RunEvent]:
         """The run's final events that could not be persisted yet, numbered above ``after``."""
@@ -348,9 +330,9 @@ class RunService:
 
     # -- events --------------------------------------------------------------------------------------
 
-    def _emit(self, run_id: str, kind: str, data: dict[str, Any]) -> None:
+    async def _publish(self, run_id: str, event: dict[str, Any]) -> None:
         """Persist the event (in the writer's thread), then publish it and fold it into the live progress."""
-        self.publisher.emit(run_id, kind, data)
+        self.publisher.emit(run_id, str(event.get("type", "event")), event)
 
     def _unsaved(self, run_id: str, events: list[NewEvent], exc: Exception) -> None:
         """Events of the run could not be persisted (nobody saw them): a run executing or queued here
@@ -360,8 +342,7 @@ class RunService:
         log.error("run %s: its events (%s) could not be persisted: %s", run_id, kinds, exc)
         final = [e for e in events if e.type == "error" or e.data.get("status") == "error"]
         if final:  # the run's end (a full disk): published from memory, kept for later streams
-            for event in final:
-                self._keep(run_id, event.type, event.data)
+            self._in_background(self._keep(run_id, final), f"run-{run_id}-kept")
             return
         if not self.busy(run_id):
             self.broker.close_run(run_id)
@@ -369,61 +350,67 @@ class RunService:
         reason = disk_full_error(exc) or f"{type(exc).__name__}: {exc}"
         message = f"the run's progress events could not be saved ({reason})"
         message += f". The run can be resumed from its last checkpoint: POST /api/runs/{run_id}/resume"
-        task = asyncio.create_task(self._end_unsaved(run_id, message), name=f"run-{run_id}-unsaved")
+        self._in_background(self._end_unsaved(run_id, message), f"run-{run_id}-unsaved")
+
+    def _in_background(self, work: Any, name: str) -> None:
+        task = asyncio.create_task(work, name=name)
         self._ending.add(task)
         task.add_done_callback(self._ending.discard)
+
+    async def _keep(self, run_id: str, final: list[NewEvent]) -> None:
+        """The run's final events that could not be persisted, published from memory (``endings``), in
+        order."""
+        async with self._keeping:
+            live = self._progress.get(run_id)
+            try:
+                last = (
+                    live.last_seq
+                    if live is not None
+                    else await asyncio.to_thread(self.events.last_seq, run_id)
+                )
+            except Exception:
+                last = 0
+            for new in final:
+                event = self.endings.publish(run_id, new.type, new.data, last_seq=last)
+                last = event.seq
+                if live is not None:
+                    live.add(event)
 
     async def _end_unsaved(self, run_id: str, message: str) -> None:
         async with self._lock(run_id):
             if not self.busy(run_id):
                 return  # it ended meanwhile (a cancel, the end)
-            self._drop_waiting(run_id)
+            await self._drop_waiting(run_id)
             task = self._active.get(run_id)
             if task is not None:
                 task.cancel()
                 await asyncio.wait({task})
-            self._end_in_error(run_id, message)
-
-    def _status(
-        self, run_id: str, status: RunStatus, *, error: str | None = None, update: bool = True
-    ) -> None:
-        """Record a status change (``update``: also in the registry) as an event and a run-list change."""
-        if update:
-            if error is not None:
-                self.store.update(run_id, status=status, error=error)
-            else:
-                self.store.update(run_id, status=status)
-        record = self.store.get(run_id, with_result=False)
-        data: dict[str, Any] = {"status": status, "phase": record.phase}
-        if status == "error" and record.error:
-            data["error"] = record.error
-        self._emit(run_id, "status", data)
-        change = {"change": "status", "run_id": run_id, "status": status, "phase": record.phase}
-        self.broker.publish_change(change)
-
-    def _changed(self, run_id: str) -> None:
-        record = self.store.get(run_id, with_result=False)
-        change = {"change": "phase", "run_id": run_id, "status": record.status, "phase": record.phase}
-        self.broker.publish_change(change)
+            await self.lifecycle.fail(run_id, message)
 
     # -- helpers -------------------------------------------------------------------------------------
 
     def _lock(self, run_id: str) -> asyncio.Lock:
         return self._locks.setdefault(run_id, asyncio.Lock())
 
-    def _drop_waiting(self, run_id: str) -> None:
+    async def _release(self, run_id: str) -> None:
+        try:
+            await asyncio.to_thread(self.leases.release, run_id)
+        except Exception:  # a full disk: the lease expires on its own
+            log.exception("run %s: its lease could not be released", run_id)
+
+    async def _drop_waiting(self, run_id: str) -> None:
         if any(job.run_id == run_id for job in self._waiting):
             self._waiting = deque(job for job in self._waiting if job.run_id != run_id)
-            self.leases.release(run_id)
+            await self._release(run_id)
 
-    def _refuse_if_elsewhere(self, run_id: str) -> None:
-        holder = self.leases.holder(run_id)
+    async def _refuse_if_elsewhere(self, run_id: str) -> None:
+        holder = await asyncio.to_thread(self.leases.holder, run_id)
         if holder is not None and holder != self.leases.owner:
-            raise self._busy_elsewhere(run_id, holder)
+            raise await self._busy_elsewhere(run_id, holder)
 
-    def _busy_elsewhere(self, run_id: str, holder: str | None = None) -> RunBusyError:
+    async def _busy_elsewhere(self, run_id: str, holder: str | None = None) -> RunBusyError:
         """The run is executed by another process (another server, or the CLI): it holds the lease."""
-        holder = holder or self.leases.holder(run_id)
+        holder = holder or await asyncio.to_thread(self.leases.holder, run_id)
         who = f" ({describe_owner(holder)})" if holder else ""
         return RunBusyError(
             f"run {run_id} is being executed by another process{who}: another server, or the CLI "

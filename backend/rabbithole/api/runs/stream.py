@@ -205,5 +205,5 @@ async def run_events(
     last_event_id: Annotated[str | None, Header(description="Replay events after this.")] = None,
 ) -> EventSourceResponse:
     """The run's events as SSE, replayed from Last-Event-ID or ?after=N, then live."""
-    await asyncio.to_thread(runs.store.get, run_id, with_result=False)  # 404 before the stream starts
+    await runs.runs.get(run_id, with_result=False)  # 404 before the stream starts
     return EventSourceResponse(follow(runs, run_id, replay_start(after, last_event_id)), ping=PING_S)

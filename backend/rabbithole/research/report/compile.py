@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
 from rabbithole.research import events
@@ -43,7 +42,7 @@ async def compile_report(state: ReportState, runtime: Runtime[ResearchContext]) 
     names, own = synthesis_labels(language), prompts.labels(language)
     tasks = [task_result(r) for r in ordered if r.section.research]
     notes = checked.notes + ([] if tasks else [NO_RESEARCH])
-    run_id = str(get_config().get("configurable", {}).get("thread_id", ""))
+    run_id = ctx.run_id
     attribution_state = {
         "language": language,
         "question": state["question"],
@@ -114,7 +113,7 @@ def task_result(r: SectionResult) -> TaskResult:
     )
 
 
-def finish(state: ReportState) -> dict[str, Any]:
+def finish(state: ReportState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
     """The result with every warning of the run, the LLM calls by kind and the retrieved passages."""
     result = state["result"]
     done = state.get("sections_done", {})
@@ -123,7 +122,7 @@ def finish(state: ReportState) -> dict[str, Any]:
     final = result.model_copy(
         update={
             "warnings": warnings,
-            "run_id": str(get_config().get("configurable", {}).get("thread_id", result.run_id)),
+            "run_id": runtime.context.run_id,
             "llm_calls": dict(state.get("llm_calls", {})),
             "llm_tokens": token_use(state.get("llm_tokens", {})),
             "retrieved_chunks": retrieved,

@@ -7,7 +7,6 @@ from collections import Counter
 from dataclasses import asdict, replace
 from typing import Any
 
-from langgraph.config import get_config
 from langgraph.runtime import Runtime
 from langgraph.types import Send, interrupt
 from pydantic import ValidationError
@@ -218,7 +217,7 @@ def dispatch(state: RunState, runtime: Runtime[ResearchContext]) -> list[Send]:
     ]
 
 
-def finish(state: RunState) -> dict[str, Any]:
+def finish(state: RunState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
     """The result with every warning of the run, the LLM calls by kind, the retrieved passages and the
     pinned provisions with their evidence."""
     result = state["result"]
@@ -230,7 +229,7 @@ def finish(state: RunState) -> dict[str, Any]:
     final = result.model_copy(
         update={
             "warnings": warnings,
-            "run_id": str(get_config().get("configurable", {}).get("thread_id", result.run_id)),
+            "run_id": runtime.context.run_id,
             "llm_calls": dict(state.get("llm_calls", {})),
             "llm_tokens": token_use(state.get("llm_tokens", {})),
             "retrieved_chunks": retrieved,

@@ -6,7 +6,6 @@ import asyncio
 from typing import Any
 
 from langchain_core.messages import BaseMessage
-from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
 from rabbithole.llm.structured import with_schema_instruction
@@ -267,7 +266,7 @@ async def attribute(state: SynthesisState, runtime: Runtime[ResearchContext]) ->
     measured checks completed by the support check."""
     ctx = runtime.context
     events.phase("attribute")
-    run_id = str(get_config().get("configurable", {}).get("thread_id", ""))
+    run_id = ctx.run_id
     evidence: list[Evidence] = state.get("evidence", [])
     result = await asyncio.to_thread(
         build_result,
