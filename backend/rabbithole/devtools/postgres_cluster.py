@@ -8,6 +8,10 @@ binaries (``make setup`` installs it, scripts/ensure_postgres.sh).
 
 ``initdb`` refuses to run as root: as root the cluster's folder belongs to the ``postgres`` system user and
 the server binaries run as that user (``runuser``).
+
+A cluster outlives a process that is killed (``pg_ctl`` detaches the server): each folder names the process
+that started it (``owner``: pid and start time), and starting a cluster first stops and removes those whose
+process is gone.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ import tempfile
 from pathlib import Path
 from types import TracebackType
 
+#: Where clusters are made (``tempfile``'s folder) and what their folders are called.
+PREFIX = "rabbithole-pg-"
 #: What installs the binaries on Debian (named by the error when they are missing).
 INSTALL_HINT = "make setup (scripts/ensure_postgres.sh), or as root: apt-get install -y postgresql"
 ROLE = "rabbithole"
@@ -53,6 +59,40 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def _this_process() -> str:
+    import psutil
+
+    return f"{os.getpid()} {psutil.Process().create_time():.2f}"
+
+
+def _owner_alive(owner: str) -> bool:
+    import psutil
+
+    try:
+        pid, started = owner.split()
+        return bool(abs(psutil.Process(int(pid)).create_time() - float(started)) < 1.0)
+    except (ValueError, psutil.NoSuchProcess):
+        return False
+    except psutil.Error:  # not ours to inspect: it may be alive
+        return True
+
+
+def reap_orphans(bin_dir: Path, as_user: str | None) -> list[Path]:
+    """Stop and remove the clusters whose starting process is gone (killed before it could stop them);
+    the folders removed. Clusters of live processes, and folders without an owner file, are left alone."""
+    reaped = []
+    for root in Path(tempfile.gettempdir()).glob(f"{PREFIX}*"):
+        try:
+            owner = (root / "owner").read_text(encoding="utf-8")
+        except OSError:
+            continue
+        if _owner_alive(owner):
+            continue
+        PostgresCluster(root, 0, "", bin_dir, as_user).stop()
+        reaped.append(root)
+    return reaped
+
+
 class PostgresCluster:
     """One running cluster; :meth:`create_database` gives each caller an empty database of its own."""
 
@@ -72,7 +112,9 @@ class PostgresCluster:
     def start(cls) -> PostgresCluster:
         bin_dir = server_bin_dir()
         as_user = "postgres" if os.geteuid() == 0 else None
-        root = Path(tempfile.mkdtemp(prefix="rabbithole-pg-"))
+        reap_orphans(bin_dir, as_user)
+        root = Path(tempfile.mkdtemp(prefix=PREFIX))
+        (root / "owner").write_text(_this_process(), encoding="utf-8")
         cluster = cls(root, free_port(), secrets.token_hex(12), bin_dir, as_user)
         try:
             cluster._init_and_start()
