@@ -23,8 +23,9 @@ its group). Invalid values stop start-up with a message naming the variable (the
 of range, a list that is not JSON. A `RABBITHOLE_*` variable that sets nothing (a typo such as
 `RABBITHOLE_LLM__MODLE`) is reported as a warning naming the closest setting. `RABBITHOLE_BENCH_DIR` is
 read by the benchmarks only (see docs/benchmarks.md); `RABBITHOLE_TOKEN`, `RABBITHOLE_MODEL`,
-`RABBITHOLE_PUBLISH`, `RABBITHOLE_ALLOWED_HOSTS` and `RABBITHOLE_ROOT_PATH` by docker-compose.yml (see
-docs/deployment.md), so a `.env` that holds them draws no warning.
+`RABBITHOLE_PUBLISH`, `RABBITHOLE_ALLOWED_HOSTS`, `RABBITHOLE_ROOT_PATH` and `RABBITHOLE_DB_PASSWORD` (the
+`team` profile's PostgreSQL) by docker-compose.yml (see docs/deployment.md), so a `.env` that holds them draws
+no warning.
 
 All data Rabbithole writes (Chroma, the SQLite catalog, BM25 indexes) lives under `storage.data_dir`.
 The Ollama address is `llm.base_url` if set, else `$OLLAMA_HOST` (interpreted as Ollama's own tools do),

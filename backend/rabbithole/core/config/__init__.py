@@ -69,6 +69,7 @@ EXTRA_VARIABLES = frozenset(
         "RABBITHOLE_PUBLISH",
         "RABBITHOLE_ALLOWED_HOSTS",
         "RABBITHOLE_ROOT_PATH",
+        "RABBITHOLE_DB_PASSWORD",
     }
 )
 
