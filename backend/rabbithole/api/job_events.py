@@ -1,9 +1,11 @@
-"""The progress events of ingestion jobs: numbered per job, kept in memory for the life of the server
-process (as the jobs are), replayable after any number and followed live by any number of clients.
+"""The progress events of ingestion jobs: numbered per job and kept in the database (``JobStore``), so any
+server process replays them after any number; the process executing a job also wakes its own followers at
+once.
 
-Workers (ingestion threads) append; the event loop's subscribers are woken thread-safely. A subscriber
-subscribes before it reads the backlog and drops live events numbered at or below the last one it has, so
-a replay followed by live events has no gap and no repeat."""
+Workers (ingestion threads) append: the event is stored first, then this process's subscribers are woken
+thread-safely. A follower reads the stored events after the last one it has whenever it is woken, and at
+least every ``POLL_S`` seconds (the events of a job another process executes arrive that way), so a replay
+followed by live events has no gap and no repeat."""
 
 from __future__ import annotations
 
@@ -14,41 +16,22 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from rabbithole.ingestion.job_models import JOB_EVENT_TYPES, JobEvent, JobEventType
+from rabbithole.ingestion.job_store import JobStore
 
-JobEventType = Literal["queued", "parsing", "embedding", "ingested", "unchanged", "failed", "done"]
-JOB_EVENT_TYPES: tuple[JobEventType, ...] = (
-    "queued",
-    "parsing",
-    "embedding",
-    "ingested",
-    "unchanged",
-    "failed",
-    "done",
-)
+__all__ = ["JOB_EVENT_TYPES", "POLL_S", "JobEvent", "JobEventLog", "JobEventType"]
 
-
-class JobEvent(BaseModel):
-    """One step of an ingestion job: per file (queued, parsing, embedding, ingested, unchanged, failed
-    with its reason), then ``done`` with the job's outcome."""
-
-    seq: int = Field(description="The event's number in its job: 1, 2, ...")
-    type: JobEventType
-    job_id: str
-    created_at: datetime
-    file_name: str | None = None
-    reason: str | None = Field(None, description="Why the file (or, on done, the job) failed.")
-    status: Literal["done", "failed"] | None = Field(None, description="On done: the job's outcome.")
-    done: int = Field(description="Files processed so far.")
-    total: int = Field(description="Files to ingest.")
+#: Seconds a follower waits for a wake-up before it reads the stored events again.
+POLL_S = 0.5
 
 
 class JobEventLog:
-    """The events of every job of this process, thread-safe."""
+    """The events of every job: this process's appended and stored, everyone's read back."""
 
-    def __init__(self) -> None:
-        self._events: dict[str, list[JobEvent]] = {}
-        self._subscribers: dict[str, set[tuple[asyncio.AbstractEventLoop, asyncio.Queue[JobEvent]]]] = {}
+    def __init__(self, store: JobStore) -> None:
+        self.store = store
+        self._numbers: dict[str, int] = {}
+        self._subscribers: dict[str, set[tuple[asyncio.AbstractEventLoop, asyncio.Event]]] = {}
         self._lock = threading.Lock()
 
     def append(
@@ -62,10 +45,12 @@ class JobEventLog:
         reason: str | None = None,
         status: Literal["done", "failed"] | None = None,
     ) -> JobEvent:
+        """Number, store and announce one event of a job this process executes."""
         with self._lock:
-            events = self._events.setdefault(job_id, [])
+            seq = self._numbers.get(job_id, 0) + 1
+            self._numbers[job_id] = seq
             event = JobEvent(
-                seq=len(events) + 1,
+                seq=seq,
                 type=type_,
                 job_id=job_id,
                 created_at=datetime.now(UTC),
@@ -75,28 +60,30 @@ class JobEventLog:
                 done=done,
                 total=total,
             )
-            events.append(event)
+            self.store.append(event)
+            if type_ == "done":
+                del self._numbers[job_id]
             subscribers = list(self._subscribers.get(job_id, ()))
-        for loop, queue in subscribers:
+        for loop, woken in subscribers:
             try:
-                loop.call_soon_threadsafe(queue.put_nowait, event)
+                loop.call_soon_threadsafe(woken.set)
             except RuntimeError:  # that loop has closed: its subscriber is gone
                 continue
         return event
 
     def after(self, job_id: str, seq: int) -> list[JobEvent]:
-        with self._lock:
-            return [e for e in self._events.get(job_id, ()) if e.seq > seq]
+        """The stored events of ``job_id`` numbered above ``seq`` (blocking: call it in a thread)."""
+        return self.store.events_after(job_id, seq)
 
     @contextmanager
-    def subscription(self, job_id: str) -> Iterator[asyncio.Queue[JobEvent]]:
-        """Live events of ``job_id`` for a subscriber in the running event loop."""
-        queue: asyncio.Queue[JobEvent] = asyncio.Queue()
-        entry = (asyncio.get_running_loop(), queue)
+    def subscription(self, job_id: str) -> Iterator[asyncio.Event]:
+        """An event set whenever this process appends to ``job_id`` (for a follower in the running loop)."""
+        woken = asyncio.Event()
+        entry = (asyncio.get_running_loop(), woken)
         with self._lock:
             self._subscribers.setdefault(job_id, set()).add(entry)
         try:
-            yield queue
+            yield woken
         finally:
             with self._lock:
                 subscribers = self._subscribers.get(job_id)

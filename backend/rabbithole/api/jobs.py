@@ -3,8 +3,12 @@ independent of the request that started them, with their state readable at GET /
 progress events (``job_events.py``) at GET /api/jobs/{id}/events. One registry per app (created by the
 lifespan). The jobs of one collection run one after another, in the order they were started (a job waits
 as ``running`` with its files ``pending`` until the one before it is done): two jobs writing one
-collection's vector index at the same time corrupted it. Jobs and their events live in memory, as long as
-the server process: what a job ingested is in the catalog and survives a restart, the job record does not."""
+collection's vector index at the same time corrupted it.
+
+Jobs and their events are kept in the catalog's database (``ingestion/job_store.py``), so every server
+process over that database answers for every job, whichever process executes it. The executing process
+renews the job's lease while it runs (a heartbeat thread); a job whose process stopped (``kill -9``, a
+crash) is ended as failed by the next process that looks at it, and by every server's start."""
 
 from __future__ import annotations
 
@@ -16,86 +20,97 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel
-
 from rabbithole.api.job_events import JobEventLog, JobEventType
 from rabbithole.api.job_queue import CollectionQueues, ExclusiveWork, UploadWork
 from rabbithole.core.errors import NotFoundError, RabbitholeError
+from rabbithole.ingestion.job_models import FileState, IngestJob, JobFile
+from rabbithole.ingestion.job_store import JobStore
 from rabbithole.ingestion.reports import CollectionReport, IngestEvent
+from rabbithole.runs.leases import process_owner
 from rabbithole.services import Services
 
+__all__ = ["IngestJob", "JobFile", "JobNotFoundError", "JobRegistry"]
+
 log = logging.getLogger(__name__)
-
-FileState = Literal["pending", "ingested", "unchanged", "failed", "rejected"]
-
-
-class JobFile(BaseModel):
-    file_name: str
-    status: FileState
-    reason: str | None = None
-
-
-class IngestJob(BaseModel):
-    id: str
-    collection: str
-    status: Literal["running", "done", "failed"]
-    done: int  # files processed so far
-    total: int  # files to ingest (rejected ones are not counted)
-    files: list[JobFile]
-    error: str | None = None
 
 
 class JobNotFoundError(NotFoundError):
     def __init__(self, job_id: str) -> None:
-        super().__init__(f"ingestion job '{job_id}' does not exist (jobs live as long as the server)")
+        super().__init__(f"ingestion job '{job_id}' does not exist")
 
 
 class JobRegistry:
-    """The jobs of this server process, thread-safe."""
+    """The jobs this server process executes (thread-safe), and every process's jobs read back."""
 
     def __init__(self, services: Services) -> None:
         self._services = services
-        self._jobs: dict[str, IngestJob] = {}
+        self.store = JobStore(
+            services.catalog.engine, process_owner(), services.settings.ingestion.job_lease_s
+        )
+        self._jobs: dict[str, IngestJob] = {}  # the running jobs of this process
         self._lock = threading.Lock()
         self._tasks: set[asyncio.Task[None]] = set()
         self._queues = CollectionQueues(self._ingest_turn)
-        self.events = JobEventLog()
+        self.events = JobEventLog(self.store)
+        self._stop = threading.Event()
+        self._heartbeat: threading.Thread | None = None
+
+    def open(self) -> None:
+        """End the jobs of processes that stopped (blocking), and start renewing this process's leases."""
+        ended = self.store.expire_abandoned()
+        if ended:
+            log.warning("ended %d ingestion job(s) of server processes that stopped", len(ended))
+        self._heartbeat = threading.Thread(target=self._beat, name="ingest-job-heartbeat", daemon=True)
+        self._heartbeat.start()
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._heartbeat is not None:
+            self._heartbeat.join(timeout=10)
+
+    def _beat(self) -> None:
+        while not self._stop.wait(self._services.settings.ingestion.job_lease_s / 3):
+            with self._lock:
+                running = list(self._jobs)
+            try:
+                self.store.renew(running)
+            except Exception:  # the database away for a moment: the next beat tries again
+                log.exception("renewing the leases of ingestion jobs failed; retrying")
 
     def get(self, job_id: str) -> IngestJob:
-        with self._lock:
-            job = self._jobs.get(job_id)
-            if job is None:
-                raise JobNotFoundError(job_id)
-            return job.model_copy(deep=True)
+        """The job as stored (blocking: call it in a thread); any process's."""
+        job = self.store.get(job_id)
+        if job is None:
+            raise JobNotFoundError(job_id)
+        return job
 
-    def start(
+    async def start(
         self, collection: str, root: Path, accepted: list[tuple[str, Path]], rejected: list[JobFile]
     ) -> IngestJob:
         """Register the job and ingest ``accepted`` (catalog name, stored path) in the collection's turn."""
+        job = await asyncio.to_thread(self._register_upload, collection, accepted, rejected)
+        if accepted:
+            self._submit(collection, UploadWork(job.id, root, [path for _, path in accepted]))
+        return await asyncio.to_thread(self.get, job.id)
+
+    def _register_upload(
+        self, collection: str, accepted: list[tuple[str, Path]], rejected: list[JobFile]
+    ) -> IngestJob:
         files = [JobFile(file_name=name, status="pending") for name, _ in accepted] + rejected
-        job = self._register(collection, files, total=len(accepted), running=bool(accepted))
+        job = self._register(collection, files, total=len(accepted))
         for name, _ in accepted:
             self._event(job.id, "queued", name)
         for file in rejected:
             self._event(job.id, "failed", file.file_name, file.reason)
         if not accepted:
+            self._update(job.id, lambda j: setattr(j, "status", "done"))
             self._event(job.id, "done", status="done")
-        else:
-            self._submit(collection, UploadWork(job.id, root, [path for _, path in accepted]))
-        return self.get(job.id)
+        return job
 
-    def start_rebuild(self, collection: str) -> IngestJob:
+    async def start_rebuild(self, collection: str) -> IngestJob:
         """Rebuild the collection's vectors from the catalog (the repair of a damaged index), one file entry
         per document, in the collection's turn."""
-        names = [d.file_name for d in self._services.catalog.documents(collection)]
-        job = self._register(
-            collection,
-            [JobFile(file_name=n, status="pending") for n in names],
-            total=len(names),
-            running=True,
-        )
-        for name in names:
-            self._event(job.id, "queued", name)
+        job = await asyncio.to_thread(self._register_rebuild, collection)
 
         def run() -> None:
             def progress(done: int, _total: int, file_name: str) -> None:
@@ -112,23 +127,28 @@ class JobRegistry:
             self._event(job.id, "done", status="done")
 
         self._submit(collection, ExclusiveWork(job.id, run))
-        return self.get(job.id)
+        return await asyncio.to_thread(self.get, job.id)
+
+    def _register_rebuild(self, collection: str) -> IngestJob:
+        names = [d.file_name for d in self._services.catalog.documents(collection)]
+        job = self._register(
+            collection, [JobFile(file_name=n, status="pending") for n in names], total=len(names)
+        )
+        for name in names:
+            self._event(job.id, "queued", name)
+        return job
 
     async def wait_all(self) -> None:
         """Let running and waiting jobs finish (the lifespan's shutdown)."""
         while self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
 
-    def _register(self, collection: str, files: list[JobFile], *, total: int, running: bool) -> IngestJob:
+    def _register(self, collection: str, files: list[JobFile], *, total: int) -> IngestJob:
         job = IngestJob(
-            id=uuid.uuid4().hex,
-            collection=collection,
-            status="running" if running else "done",
-            done=0,
-            total=total,
-            files=files,
+            id=uuid.uuid4().hex, collection=collection, status="running", done=0, total=total, files=files
         )
         with self._lock:
+            self.store.create(job)
             self._jobs[job.id] = job
         return job
 
@@ -245,10 +265,16 @@ class JobRegistry:
         with self._lock:
             job = self._jobs[job_id]
             done, total = job.done, job.total
+            if type_ == "done":
+                del self._jobs[job_id]  # ended: no more leases to renew, nothing more to write
         self.events.append(
             job_id, type_, done=done, total=total, file_name=file_name, reason=reason, status=status
         )
 
     def _update(self, job_id: str, change: Callable[[IngestJob], None]) -> None:
+        """Change the running job and store its state (the job's final state before its ``done`` event)."""
         with self._lock:
-            change(self._jobs[job_id])
+            job = self._jobs[job_id]
+            change(job)
+            if not self.store.save(job):
+                log.warning("ingestion job %s was ended by another process; its progress is not kept", job_id)

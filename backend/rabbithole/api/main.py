@@ -52,6 +52,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         runs = await asyncio.to_thread(RunService, services)  # opens the run store and event log
         readiness = Readiness()
         jobs = JobRegistry(services)
+        await asyncio.to_thread(jobs.open)  # ends the jobs of processes that stopped
         app.state.services = services
         app.state.runs = runs
         app.state.readiness = readiness
@@ -70,6 +71,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             if warm_up is not None:
                 await warm_up
             await jobs.wait_all()
+            jobs.close()
             await runs.stop()
             await services.aclose()
 

@@ -93,3 +93,38 @@ class IngestProblemRow(Base):
     reason: Mapped[str] = mapped_column(Text)
     severity: Mapped[str] = mapped_column(String)  # "error" (skipped) or "warning" (ingested)
     at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class IngestJobRow(Base):
+    """An ingestion job (an upload or a rebuild of a collection's vectors) and the process executing it,
+    which renews ``lease_until`` while it runs (ingestion/job_store.py)."""
+
+    __tablename__ = "ingest_jobs"
+
+    id: Mapped[str] = mapped_column(String, primary_key=True)
+    collection_name: Mapped[str] = mapped_column(String, index=True)
+    status: Mapped[str] = mapped_column(String)  # running, done, failed
+    done: Mapped[int] = mapped_column(Integer, default=0)
+    total: Mapped[int] = mapped_column(Integer, default=0)
+    files_json: Mapped[str] = mapped_column(Text, default="[]")
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    owner: Mapped[str] = mapped_column(String, default="")
+    lease_until: Mapped[datetime] = mapped_column(default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class IngestJobEventRow(Base):
+    """An ingestion job's progress events, numbered from 1 per job."""
+
+    __tablename__ = "ingest_job_events"
+
+    job_id: Mapped[str] = mapped_column(ForeignKey("ingest_jobs.id", ondelete="CASCADE"), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    type: Mapped[str] = mapped_column(String)
+    file_name: Mapped[str | None] = mapped_column(Text, nullable=True)
+    reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    status: Mapped[str | None] = mapped_column(String, nullable=True)
+    done: Mapped[int] = mapped_column(Integer)
+    total: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -129,4 +129,4 @@ async def rebuild_collection(name: str, services: ServicesDep, jobs: JobsDep) ->
     documents and their texts are kept), as a job with a file entry per document: follow it at
     GET /api/jobs/{id}. It waits for the collection's uploads before it."""
     await run_in_threadpool(services.catalog.require_collection, name)
-    return jobs.start_rebuild(name)
+    return await jobs.start_rebuild(name)

@@ -4,6 +4,7 @@ Last-Event-ID or ?after=N, then live until ``done``; the stream ends at once whe
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
@@ -12,7 +13,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from rabbithole.api.deps import JobsDep
 from rabbithole.api.errors import responses
-from rabbithole.api.job_events import JOB_EVENT_TYPES, JobEvent
+from rabbithole.api.job_events import JOB_EVENT_TYPES, POLL_S, JobEvent
 from rabbithole.api.jobs import JobRegistry
 from rabbithole.api.runs.stream import PING_S, SSE_EVENT_SCHEMA, replay_start
 
@@ -26,7 +27,7 @@ def _json_error(description: str) -> dict[str, Any]:
 
 _RESPONSES: dict[int | str, dict[str, Any]] = {
     **{code: _json_error(str(r["description"])) for code, r in responses().items()},
-    404: _json_error("No such job (jobs live as long as the server process)."),
+    404: _json_error("No such job."),
     422: _json_error("Bad Last-Event-ID or ?after."),
     200: {
         "description": "A stream of server-sent events: `id` is the event's number, `event` its type, `data` "
@@ -42,24 +43,25 @@ def _sse(event: JobEvent) -> ServerSentEvent:
 
 
 async def follow_job(jobs: JobRegistry, job_id: str, after: int) -> AsyncIterator[ServerSentEvent]:
-    """The job's events numbered above ``after``: the backlog, then live ones, until ``done``."""
-    with jobs.events.subscription(job_id) as queue:
+    """The job's events numbered above ``after``: the stored ones, then each as it is stored (woken by
+    this process's ingestion, or every ``POLL_S`` for a job another process executes), until ``done``.
+    A job whose executing process stopped is ended as failed (``done``) while it is followed."""
+    with jobs.events.subscription(job_id) as woken:
         last = after
-        for event in jobs.events.after(job_id, after):
-            last = event.seq
-            yield _sse(event)
-            if event.type == "done":
-                return
-        if any(e.type == "done" for e in jobs.events.after(job_id, 0)):
+        earlier = await asyncio.to_thread(jobs.events.after, job_id, 0) if after > 0 else []
+        if any(e.type == "done" and e.seq <= after for e in earlier):
             return  # the client already has the job's final event
         while True:
-            live = await queue.get()
-            if live.seq <= last:
-                continue
-            last = live.seq
-            yield _sse(live)
-            if live.type == "done":
-                return
+            woken.clear()
+            for event in await asyncio.to_thread(jobs.events.after, job_id, last):
+                last = event.seq
+                yield _sse(event)
+                if event.type == "done":
+                    return
+            try:
+                await asyncio.wait_for(woken.wait(), POLL_S)
+            except TimeoutError:
+                await asyncio.to_thread(jobs.get, job_id)  # ends the job if its process stopped
 
 
 @router.get("/jobs/{job_id}/events", response_class=EventSourceResponse, responses=_RESPONSES)
@@ -71,5 +73,5 @@ async def job_events(
 ) -> EventSourceResponse:
     """An ingestion job's progress per file (queued, parsing, embedding, ingested, unchanged, failed with
     its reason), then ``done``: replayed from Last-Event-ID or ?after=N, then live."""
-    jobs.get(job_id)  # 404 before the stream starts
+    await asyncio.to_thread(jobs.get, job_id)  # 404 before the stream starts
     return EventSourceResponse(follow_job(jobs, job_id, replay_start(after, last_event_id)), ping=PING_S)

@@ -76,13 +76,13 @@ async def upload_documents(
     if not stored:
         reasons = "; ".join(f"{f.file_name}: {f.reason}" for f in rejected)
         raise StoreError(f"no file of the upload could be stored ({reasons})")
-    return jobs.start(name, services.uploads.folder(name), stored, rejected)
+    return await jobs.start(name, services.uploads.folder(name), stored, rejected)
 
 
 @router.get("/jobs/{job_id}", responses=responses(404))
 async def get_job(job_id: str, jobs: JobsDep) -> IngestJob:
     """An ingestion job: running, done or failed; each file ingested, unchanged, failed or rejected."""
-    return jobs.get(job_id)
+    return await run_in_threadpool(jobs.get, job_id)
 
 
 @router.get(

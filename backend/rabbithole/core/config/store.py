@@ -159,6 +159,14 @@ class IngestionSettings(BaseModel):
     chunk_overlap: int = Field(150, ge=0, description="Overlap between chunks of one section, in characters.")
     max_file_mb: float = Field(200.0, gt=0, description="Larger files are reported and skipped.")
     max_pages: int = Field(5000, ge=1, description="Documents with more pages are reported and skipped.")
+    job_lease_s: float = Field(
+        30.0,
+        ge=1.0,
+        le=3600.0,
+        description="Seconds a server process's claim on an ingestion job it executes lasts unless renewed "
+        "(every third of it): a job whose process stopped is shown as failed by any server once its claim "
+        "expired (at once when that process ran on the same host), never left running.",
+    )
 
     @model_validator(mode="after")
     def _overlap_smaller_than_size(self) -> IngestionSettings:

@@ -2986,7 +2986,7 @@ export type JobEventsErrors = {
      */
     403: ErrorResponse;
     /**
-     * No such job (jobs live as long as the server process).
+     * No such job.
      */
     404: ErrorResponse;
     /**
