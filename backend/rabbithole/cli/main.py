@@ -17,6 +17,7 @@ from rabbithole.cli import (
     research,
     search,
     serve,
+    transfer,
 )
 
 app = typer.Typer(
@@ -54,3 +55,4 @@ research.register(app)
 report.register(app)
 rebuild.register(app)
 migrate.register(app)
+transfer.register(app)
