@@ -20,4 +20,5 @@ pytest_plugins: list[str] = [
     "fixtures.run_kb",
     "fixtures.postgres",
     "fixtures.chroma_server",
+    "fixtures.team",
 ]

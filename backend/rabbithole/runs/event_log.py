@@ -12,7 +12,9 @@ event is persisted as a reference to it (``RESULT_IN_STORE``) and read back whol
 a replay carries the same ``report`` event as the live stream.
 
 The server writes through ``runs/event_writer.py`` (one thread, a batch of all runs' events per
-transaction); the numbering is safe for one writer per run (the process that executes it).
+transaction); the numbering is safe for one writer per run (the process that executes it), and the table's
+primary key (run_id, seq) refuses a number taken twice. On PostgreSQL each append notifies the other workers
+(``runs/channels.py``; they read the new rows and hand them to their clients, ``runs/listener.py``).
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ from typing import Any
 from sqlalchemy import Integer, String, Text, delete, func, insert, or_, select
 from sqlalchemy.orm import Mapped, Session, mapped_column, sessionmaker
 
-from rabbithole.catalog.db import create_engine_for, prepare_tables
+from rabbithole.catalog.db import create_engine_for, is_postgresql, prepare_tables
+from rabbithole.runs.channels import EVENTS_CHANNEL, NOTIFY, Appended
 from rabbithole.runs.store import RunRow, RunsBase
 
 #: In a persisted ``report`` event, in place of the result: the result is the run's (``result_json``).
@@ -133,6 +136,7 @@ class RunEventLog:
         self.engine = create_engine_for(url, path, busy_timeout_ms)
         prepare_tables(self.engine, RunsBase.metadata)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+        self._notifies = is_postgresql(self.engine)  # other workers learn of new events (``channels.py``)
 
     def close(self) -> None:
         self.engine.dispose()
@@ -143,7 +147,9 @@ class RunEventLog:
     def append_batch(self, new: Sequence[NewEvent]) -> list[RunEvent]:
         """Persist ``new`` in one transaction, each run's events numbered after its last one in the order
         given; all or nothing. The events returned carry their data as a replay reads it (a JSON round
-        trip; a ``report`` event's result is persisted as a reference to the run's, ``encode``)."""
+        trip; a ``report`` event's result is persisted as a reference to the run's, ``encode``). On
+        PostgreSQL the same transaction notifies the other workers, one notification per run (its run id
+        and the numbers appended, ``channels.py``), sent by PostgreSQL when it commits."""
         if not new:
             return []
         runs = sorted({event.run_id for event in new})
@@ -156,8 +162,10 @@ class RunEventLog:
                 .group_by(RunEventRow.run_id)
             )
             last: dict[str, int] = {str(run_id): int(seq) for run_id, seq in conn.execute(query)}
+            first: dict[str, int] = {}
             for event in new:
                 seq = last.get(event.run_id, 0) + 1
+                first.setdefault(event.run_id, seq)
                 last[event.run_id] = seq
                 data_json, data = encode(event)
                 rows.append(
@@ -171,6 +179,9 @@ class RunEventLog:
                 )
                 stored.append(RunEvent(event.run_id, seq, event.type, data, event.created_at))
             conn.execute(insert(RunEventRow), rows)
+            if self._notifies:  # delivered to the listening workers when this transaction commits
+                payloads = [Appended(run, first[run], last[run]).payload() for run in sorted(first)]
+                conn.execute(NOTIFY, {"channel": EVENTS_CHANNEL, "payloads": payloads})
         return stored
 
     def after(self, run_id: str, seq: int = 0, *, types: tuple[str, ...] = ()) -> list[RunEvent]:

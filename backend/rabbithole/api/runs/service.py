@@ -22,7 +22,9 @@ by a heartbeat, released when the run stops executing. So each run executes in e
 of a process that died are taken over by a live one once their leases expire, or at once where the owner
 is known to be gone (a process of this host that no longer lives: a server restarted after ``kill -9``).
 The CLI executes runs under the same lease; a request for a run another process executes is refused
-(``RunBusyError``, 409).
+(``RunBusyError``, 409). Several workers over one PostgreSQL (``database.url``) share the runs the same way;
+a run taken over continues from its checkpoint, its events numbered on from the log's last one. The events
+of runs other workers execute reach this worker's clients through ``relay.py`` (LISTEN/NOTIFY).
 """
 
 from __future__ import annotations
@@ -38,7 +40,9 @@ from rabbithole.api.runs.broker import EventBroker
 from rabbithole.api.runs.endings import UnsavedEndings
 from rabbithole.api.runs.progress import PROGRESS_TYPES, RunProgress
 from rabbithole.api.runs.publisher import EventPublisher
+from rabbithole.api.runs.relay import WorkerRelay
 from rabbithole.api.runs.schemas import ResumeBody, check_fits
+from rabbithole.catalog.db import is_postgresql
 from rabbithole.core.disk_full import disk_full_error
 from rabbithole.core.errors import RabbitholeError, RunBusyError, RunStateError
 from rabbithole.research.context import RunOverrides
@@ -92,6 +96,12 @@ class RunService:
         self.lease_s = services.settings.research.run_lease_s
         self.leases = RunLeases(self.store.engine, process_owner(), self.lease_s)
         self._adopter: asyncio.Task[None] | None = None
+        #: Several workers over one PostgreSQL: the events and run-list changes of the others, and ours
+        #: for them (None on the embedded backend: one server process sees everything).
+        self.relay: WorkerRelay | None = None
+        if is_postgresql(self.events.engine):
+            executing = self._active.__contains__
+            self.relay = WorkerRelay(self.events, self.broker, origin=self.leases.owner, executing=executing)
 
     # -- lifecycle -----------------------------------------------------------------------------------
 
@@ -99,6 +109,8 @@ class RunService:
         """Pick up the runs a stopped process left running or queued, oldest first (those no live process
         holds), then keep the leases of this process's runs and take over the runs of dead processes."""
         await self.runner.graph()
+        if self.relay is not None:
+            await self.relay.start()
         self.leases.start_heartbeat()
         await self._adopt(expired_only=False)
         self._adopter = asyncio.create_task(self._adopt_forever(), name="run-adopter")
@@ -157,6 +169,8 @@ class RunService:
         if tasks:
             await asyncio.wait(tasks)
         await self.publisher.close()  # the events still queued are written (and published)
+        if self.relay is not None:
+            await self.relay.stop()
         await asyncio.to_thread(self.leases.stop_heartbeat)
 
     # -- requests ------------------------------------------------------------------------------------

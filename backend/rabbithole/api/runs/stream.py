@@ -5,8 +5,11 @@ A run's stream replays the persisted events after ``Last-Event-ID`` (or ``?after
 ones without a gap or a repeat: it subscribes before it reads the backlog and drops live events numbered at
 or below the last one it sent. It ends after ``done`` or ``error`` (a resumed run continues on a new
 connection), at once when the client already has the run's final event, or when the run is deleted. A run
-that another process executes (`rabbithole research --resume`, a second server) publishes nothing here: its
-stream reads the run's log every ``ELSEWHERE_POLL_S`` instead.
+that another process executes (another worker, `rabbithole research --resume`) publishes nothing here. On
+the server backend (PostgreSQL) its events come all the same, live, through the worker relay (``relay.py``:
+LISTEN/NOTIFY, the new rows read by seq), and the stream only looks every ``ELSEWHERE_POLL_S`` whether the
+run ended without a new event; on the embedded backend (one server, the CLI beside it) the stream reads the
+run's log every ``ELSEWHERE_POLL_S`` instead.
 Heartbeats (SSE comments) keep idle connections open. The database is read in a thread, never on the
 event loop.
 """
@@ -128,6 +131,8 @@ async def follow(service: RunService, run_id: str, after: int) -> AsyncIterator[
             yield _sse(event)
             if event.type in TERMINAL:
                 return
+        if service.relay is not None:  # a dropped listening connection catches up from here
+            service.relay.watch(run_id, last)
         latest = await asyncio.to_thread(service.events.latest, run_id)
         # the client has the run's final event, unless a process executes the run again (a resume here, or
         # another process that claimed it and has not written its first event yet)
@@ -140,6 +145,10 @@ async def follow(service: RunService, run_id: str, after: int) -> AsyncIterator[
             except TimeoutError:
                 if service.busy(run_id):
                     continue  # executing here: its events come through the queue
+                if service.relay is not None:  # another worker's events come through the queue too
+                    if await _ended(service, run_id, last):
+                        return
+                    continue
                 # executed by another process (the CLI, another server): its events reach the log only
                 later = await asyncio.to_thread(service.events.after, run_id, last)
                 for event in later:
@@ -147,10 +156,8 @@ async def follow(service: RunService, run_id: str, after: int) -> AsyncIterator[
                     yield _sse(event)
                     if event.type in TERMINAL:
                         return
-                if not later and not await _executed_elsewhere(service, run_id):
-                    latest = await asyncio.to_thread(service.events.latest, run_id)
-                    if latest is not None and latest.type in TERMINAL and latest.seq <= last:
-                        return  # the other process let the run go without a new event
+                if not later and await _ended(service, run_id, last):
+                    return
                 continue
             if live is CLOSED:
                 return
@@ -160,6 +167,15 @@ async def follow(service: RunService, run_id: str, after: int) -> AsyncIterator[
             yield _sse(live)
             if live.type in TERMINAL:
                 return
+
+
+async def _ended(service: RunService, run_id: str, last: int) -> bool:
+    """Whether the run stopped elsewhere without a new event: nobody executes it and the client has its
+    final event (the other process let the run go)."""
+    if await _executed_elsewhere(service, run_id):
+        return False
+    latest = await asyncio.to_thread(service.events.latest, run_id)
+    return latest is not None and latest.type in TERMINAL and latest.seq <= last
 
 
 async def _executed_elsewhere(service: RunService, run_id: str) -> bool:
