@@ -167,22 +167,10 @@ def verify_quote(quote: str, page_text: str) -> tuple[int, int] | None:
     return spans[at][0], spans[at + len(needle) - 1][1]
 
 
-def excerpt(text: str, limit: int | None) -> str:
-    """``text`` with its whitespace collapsed, cut after at most ``limit`` characters at a word boundary and
-    marked " …" where cut (None: whole). For prompts that show a quote beside the fact it states; the
-    evidence keeps the whole quote, and every check reads it whole."""
-    flat = " ".join(text.split())
-    if limit is None or len(flat) <= limit:
-        return flat
-    cut = flat[:limit]
-    space = cut.rfind(" ")
-    return (cut[:space] if space > limit // 2 else cut).rstrip(" ,;:") + " …"
-
-
-def shown_quote(fact: str, quote: str, limit: int | None) -> str | None:
-    """The quote a prompt shows beside ``fact`` (``excerpt``), or None where the fact already holds it word
-    for word (a model that states a fact by copying its sentence: showing it twice costs tokens only)."""
+def shown_quote(fact: str, quote: str) -> str | None:
+    """The quote a prompt shows beside ``fact``, or None where the fact already holds it word for word (a
+    model that states a fact by copying its sentence: showing it twice costs tokens only)."""
     flat_quote = " ".join(quote.split()).casefold()
     if flat_quote and flat_quote in " ".join(fact.split()).casefold():
         return None
-    return excerpt(quote, limit)
+    return quote

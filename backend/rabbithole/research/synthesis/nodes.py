@@ -87,7 +87,6 @@ def _section_context(job: SectionJob, ctx: ResearchContext, fixed: list[BaseMess
         task.evidence,
         _budget(ctx, fixed),
         ctx.llm.window.count_text,
-        quote_chars=prompts.SECTION_QUOTE_CHARS,
     )
 
 

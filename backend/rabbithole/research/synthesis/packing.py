@@ -27,10 +27,7 @@ def pack_context(
     evidence: Sequence[Evidence],
     budget: int,
     count: Callable[[str], int],
-    *,
-    quote_chars: int | None = None,
 ) -> PackedContext:
-    """``quote_chars``: show only the opening of each quote (None: whole)."""
     items: list[PackItem] = []
     if summary.strip():
         text = f"<conversation>\n{summary.strip()}\n</conversation>"
@@ -46,7 +43,7 @@ def pack_context(
     ranked = sorted(evidence, key=lambda e: (_TIER_PRIORITY[e.tier], -e.tier_score))
     by_key: dict[str, Evidence] = {}
     for e in ranked:
-        text = evidence_item(e, quote_chars)
+        text = evidence_item(e)
         items.append(PackItem(e.id, text, _TIER_PRIORITY[e.tier], count(text)))
         by_key[e.id] = e
     packed = pack(items, budget)

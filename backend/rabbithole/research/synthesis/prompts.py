@@ -47,16 +47,11 @@ def labels(language: str) -> dict[str, str]:
     return LABELS.get(language, LABELS["en"])
 
 
-#: Characters of a quote a section prompt shows beside its fact: the section is written from the facts,
-#: the quote's opening shows where each stands; the checks read the whole quote (issue 24's token economy).
-SECTION_QUOTE_CHARS = 160
-
-
-def evidence_item(e: Evidence, quote_chars: int | None = None) -> str:
-    """One piece of evidence in a prompt: its fact, its quote (``quote_chars``: its opening only; not at all
-    where the fact holds it word for word), where it stands."""
+def evidence_item(e: Evidence) -> str:
+    """One piece of evidence in a prompt: its fact, its quote (not where the fact holds it word for word),
+    where it stands."""
     where = f"{e.document}, {e.section + ', ' if e.section else ''}p. {e.page}"
-    quote = shown_quote(e.fact, e.quote, quote_chars)
+    quote = shown_quote(e.fact, e.quote)
     shown = f'{e.fact}\n"{quote}"' if quote is not None else e.fact
     return f'<passage id="{e.id}" tier="{e.tier}">{shown} ({where})</passage>'
 
