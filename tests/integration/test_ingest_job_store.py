@@ -23,7 +23,13 @@ def _job(job_id: str) -> IngestJob:
 
 def _event(job_id: str, seq: int) -> JobEvent:
     return JobEvent(
-        seq=seq, type="queued", job_id=job_id, created_at=datetime.now(UTC), file_name="b.pdf", done=0, total=2
+        seq=seq,
+        type="queued",
+        job_id=job_id,
+        created_at=datetime.now(UTC),
+        file_name="b.pdf",
+        done=0,
+        total=2,
     )
 
 
