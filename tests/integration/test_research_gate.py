@@ -1,5 +1,6 @@
 """The reference gate's prompt (issue 24, token economy): each candidate reference listed once, compactly,
-and the model's decision on a line holds for every candidate it stands for."""
+and the model's decision on a line holds for every candidate it stands for; references into the section their
+passage stands in are followed without asking."""
 
 from __future__ import annotations
 
@@ -71,4 +72,12 @@ async def test_the_gate_lists_each_candidate_once_and_its_decision_holds_for_eve
             seen.add(key)
             assert ".pdf" not in line  # documents are named without their extension
     assert listed < judged  # candidates the passages cite twice were listed once ...
-    assert sum(e["followed"] for e in counts) == 0  # ... and declined with their line
+    # ... and declined with their line; only references into the passage's own section were followed, without
+    # asking the model (none of them is listed)
+    followed = [e for e in events if e["type"] == "reference_followed"]
+    within = [
+        e for e in followed if e["from"] == {"document": e["to"]["document"], "section": e["to"]["section"]}
+    ]
+    assert followed and within == followed
+    assert sum(e["followed"] for e in counts) == len(followed)
+    assert not [p for p in prompts if "this section" in p]

@@ -55,6 +55,15 @@ def request_key(request: GateRequest) -> RequestKey:
     )
 
 
+def within_section(request: GateRequest) -> bool:
+    """A reference into the section its passage stands in ("Absatz 1", "Satz 2" -> this section): the
+    conditions and exceptions of the provision the passage is part of. The gate follows these without asking
+    the model (they were 40 % of its lines over the dev set)."""
+    src = request.source.chunk
+    target = request.target
+    return bool(target.section) and target.document == src.document and target.section == src.section
+
+
 def target_heading(engine: Any, request: GateRequest) -> str:
     target = request.target
     if target.document is None or target.section is None:
@@ -113,6 +122,8 @@ class ReferenceGate:
         members: list[list[int]] = []
         room = self.ctx.llm.window.budget - GATE_RESERVE
         for i, r in enumerate(requests[:MAX_GATED]):
+            if within_section(r):
+                continue  # followed without asking: the rest of the provision the passage is part of
             same = lines.same_as(r)
             if same is not None:
                 members[same].append(i)

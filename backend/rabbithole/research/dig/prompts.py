@@ -73,15 +73,12 @@ class GateLines:
             text = f"in {_document(src.document)} {src.section or ''}".rstrip() + ":\n"
             self._source = source
         target = request.target
-        if target.document == src.document and target.section and target.section == src.section:
-            where = "this section"
-        else:
-            document = "" if target.document == src.document else _document(target.document)
-            where = f"{document} {target.section or '(whole document)'}".strip()
-            key = (target.document or "", target.section or "")
-            if heading and key not in self._headed:
-                where += f" ({heading})"
-                self._headed.add(key)
+        document = "" if target.document == src.document else _document(target.document)
+        where = f"{document} {target.section or '(whole document)'}".strip()
+        key = (target.document or "", target.section or "")
+        if heading and key not in self._headed:
+            where += f" ({heading})"
+            self._headed.add(key)
         mention = " ".join(request.reference.mention.split())
         text += f'[{number}] "{mention}" -> {where}'
         self._listed[self._key(request)] = number
