@@ -9,9 +9,13 @@ import operator
 from pathlib import Path
 from typing import Annotated, Any, TypedDict
 
+import pytest
 from langgraph.graph import END, START, StateGraph
 
 from rabbithole.research.checkpoint import open_checkpointer
+
+#: Rounds of checkpointers opened side by side (each on a new file, or a new database: slower to set up).
+ROUNDS = {"sqlite": 40, "postgresql": 3}
 
 
 class _State(TypedDict):
@@ -61,5 +65,13 @@ async def _open_side_by_side(path: Path, url: str, count: int) -> int:
     return len(opened)
 
 
-def test_checkpointers_opened_side_by_side(tmp_path: Path, database_url: str) -> None:
-    assert asyncio.run(_open_side_by_side(tmp_path / "checkpoints.sqlite3", database_url, 4)) == 4
+def test_checkpointers_opened_side_by_side(
+    tmp_path_factory: pytest.TempPathFactory, database_url: str, request: pytest.FixtureRequest
+) -> None:
+    """Eight at once, on a new SQLite file each round (SQLite answered "database is locked" to a second
+    connection switching a new file to WAL: about one round in forty failed) or a new PostgreSQL database
+    (the saver's setup one server at a time)."""
+    for _ in range(ROUNDS["postgresql" if database_url else "sqlite"]):
+        folder = tmp_path_factory.mktemp("side-by-side")
+        url = request.getfixturevalue("postgres_cluster").create_database() if database_url else ""
+        assert asyncio.run(_open_side_by_side(folder / "checkpoints.sqlite3", url, 8)) == 8

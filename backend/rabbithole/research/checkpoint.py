@@ -52,13 +52,31 @@ async def _open_sqlite(path: Path, busy_timeout_ms: int) -> tuple[Closable, Base
 
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = await aiosqlite.connect(str(path), timeout=busy_timeout_ms / 1000)
-    await conn.execute("PRAGMA journal_mode=WAL")
     await conn.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
+    await _journal_mode_wal(conn, busy_timeout_ms)
     await conn.execute("PRAGMA synchronous=NORMAL")
     await conn.commit()
     saver = AsyncSqliteSaver(conn, serde=_serde())
     await saver.setup()
     return conn, saver
+
+
+async def _journal_mode_wal(conn: Any, busy_timeout_ms: int) -> None:
+    """``PRAGMA journal_mode=WAL``, tried again while another connection holds the new file's lock: SQLite
+    answers "database is locked" at once there, without waiting the busy timeout (several checkpointers
+    opening a new file together: processes starting at once on a new data folder)."""
+    import sqlite3
+
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + busy_timeout_ms / 1000
+    while True:
+        try:
+            await conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or loop.time() >= deadline:
+                raise
+            await asyncio.sleep(SETUP_RETRY_S)
 
 
 async def _open_postgres(database_url: str) -> tuple[Closable, BaseCheckpointSaver[Any]]:
