@@ -73,6 +73,23 @@ def test_a_section_per_task_with_evidence_in_the_plans_order() -> None:
     assert [e.id for e in planned[1].task.evidence] == ["t2-b1-e1", "t2-b1-e2"]
 
 
+def test_a_quote_an_earlier_section_holds_is_left_to_it() -> None:
+    """Tasks that retrieved the same passage share its reading: its finding is stated in one section."""
+    shared = E1.model_copy(update={"id": "t2-b1-e3", "task_id": "t2"})  # the same quote, found by t2 too
+    only_shared = E2.model_copy(update={"id": "t3-b1-e1", "task_id": "t3"})
+    tasks = [
+        TaskResult(task_id="t1", title="Grenzwerte", evidence=[E1, E2]),
+        TaskResult(task_id="t2", title="Ausnahmen", evidence=[E3, shared]),
+        TaskResult(task_id="t3", title="Jugendliche", evidence=[only_shared]),
+    ]
+    planned = plan_sections([], tasks, [E1, E2, E3, shared, only_shared])
+    assert [[e.id for e in s.task.evidence] for s in planned] == [
+        ["t1-b1-e1", "t1-b1-e2"],
+        ["t2-b1-e1"],
+        ["t3-b1-e1"],  # every quote of its own is held by an earlier section: it keeps them
+    ]
+
+
 def test_the_first_pass_measures_and_leaves_an_unusable_section_out() -> None:
     report = assemble_report(sections(), {0: GOOD, 1: WEAK}, question="Q?", language="de", final=False)
     assert [s.heading for s in report.sections] == ["Grenzwerte"]

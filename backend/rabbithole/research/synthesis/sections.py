@@ -43,7 +43,9 @@ def plan_sections(
     plan: Sequence[TaskSpec], tasks: Sequence[TaskResult], evidence: Sequence[Evidence]
 ) -> list[SectionPlan]:
     """A section per task (in the plan's order, tasks the plan does not list after it) that kept verified
-    evidence after validation; its heading is the task's title."""
+    evidence after validation; its heading is the task's title. A quote an earlier section already holds
+    (tasks that retrieved the same passage share its reading) is left to that section, so two sections do
+    not state the same finding; a section whose every quote an earlier one holds keeps them all."""
     by_task: dict[str, list[Evidence]] = {}
     for e in evidence:
         by_task.setdefault(e.task_id, []).append(e)
@@ -51,8 +53,11 @@ def plan_sections(
     described = {t.id: t.description for t in plan}
     ranked = sorted(tasks, key=lambda t: order.get(t.task_id, len(order)))
     out: list[SectionPlan] = []
+    quoted: set[tuple[str, str, int, int, int]] = set()
     for t in ranked:
-        kept = by_task.get(t.task_id, [])
+        own = by_task.get(t.task_id, [])
+        kept = [e for e in own if _quote_key(e) not in quoted] or own
+        quoted.update(_quote_key(e) for e in kept)
         if not kept:
             continue
         out.append(
@@ -64,6 +69,10 @@ def plan_sections(
             )
         )
     return out
+
+
+def _quote_key(e: Evidence) -> tuple[str, str, int, int, int]:
+    return (e.collection, e.document, e.page, e.start, e.end)
 
 
 def assembled_section(heading: str, evidence: Sequence[Evidence], note: str) -> DraftSection:
