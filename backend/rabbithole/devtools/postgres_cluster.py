@@ -9,6 +9,9 @@ binaries (``make setup`` installs it, scripts/ensure_postgres.sh).
 ``initdb`` refuses to run as root: as root the cluster's folder belongs to the ``postgres`` system user and
 the server binaries run as that user (``runuser``).
 
+``restart(down_s=2)`` (or ``down()`` and ``up()``) stops the server as an administrator would and starts it
+again on the same port with the same data: the tests of a restart in the middle of a run.
+
 A cluster outlives a process that is killed (``pg_ctl`` detaches the server): each folder names the process
 that started it (``owner``: pid and start time), and starting a cluster first stops and removes those whose
 process is gone.
@@ -25,6 +28,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 from types import TracebackType
 
@@ -150,6 +154,11 @@ class PostgresCluster:
             "--locale=C",
         )
         password_file.unlink()
+        self.up()
+
+    def up(self) -> None:
+        """Start the server (again, after :meth:`down`) on the cluster's port; returns once it accepts
+        connections."""
         options = (
             f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off "
             "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
@@ -158,6 +167,18 @@ class PostgresCluster:
             str(self.bin_dir / "pg_ctl"), "-D", str(self.data_dir), "-l", str(self.root / "log"),
             "-o", options, "-w", "-t", "60", "start",
         )  # fmt: skip
+
+    def down(self) -> None:
+        """Stop the server as an administrator would (``pg_ctl stop -m fast``: every session ended, its open
+        transactions rolled back), its data kept for :meth:`up`."""
+        self._run(str(self.bin_dir / "pg_ctl"), "-D", str(self.data_dir), "-m", "fast", "-w", "stop")
+
+    def restart(self, down_s: float = 0.0) -> None:
+        """Restart the server: :meth:`down`, ``down_s`` seconds without it, :meth:`up` on the same port with
+        the same data. Clients' connections die; what was committed stays."""
+        self.down()
+        time.sleep(down_s)
+        self.up()
 
     def url(self, database: str = "postgres", *, password: str | None = None) -> str:
         """The connection URL of ``database`` (with the cluster's password, or ``password``)."""
