@@ -7,6 +7,9 @@ one setting moves all of them. A URL is shown only through :func:`shown_url` (no
 
 from __future__ import annotations
 
+import logging
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,6 +24,12 @@ from rabbithole.core.errors import ConfigurationError
 
 #: Seconds a PostgreSQL connection attempt may take before the server counts as unreachable.
 CONNECT_TIMEOUT_S = 10
+#: Seconds a new connection waits for a server that was reached before (a restart) before it fails.
+RECONNECT_S = 30.0
+#: Seconds between two connection attempts while it waits.
+RECONNECT_INTERVAL_S = 0.5
+
+log = logging.getLogger(__name__)
 
 
 def create_sqlite_engine(path: Path, busy_timeout_ms: int = 30_000) -> Engine:
@@ -57,13 +66,43 @@ def shown_url(url: str | URL) -> str:
 def create_postgres_engine(url: str) -> Engine:
     """An engine on PostgreSQL: connections checked before use (a restarted server's are replaced), every
     session in UTC (the tables' timestamps are UTC without a zone, as in SQLite), SQL parameters kept out of
-    error messages."""
-    return create_engine(
+    error messages. Once the server was reached, a new connection waits for it while it restarts
+    (``wait_for_restarts``)."""
+    engine = create_engine(
         postgres_url(url),
         pool_pre_ping=True,
         hide_parameters=True,
         connect_args={"connect_timeout": CONNECT_TIMEOUT_S, "options": "-c timezone=UTC"},
     )
+    wait_for_restarts(engine)
+    return engine
+
+
+def wait_for_restarts(engine: Engine, wait_s: float = RECONNECT_S) -> None:
+    """Connections of ``engine`` that cannot be made (the server refuses them, or says it is starting up or
+    shutting down) are tried again every ``RECONNECT_INTERVAL_S`` for up to ``wait_s`` seconds once the
+    engine has reached the server: a statement issued while PostgreSQL restarts waits for it instead of
+    failing. A server never reached (down at start, a wrong URL) fails at once, as before."""
+    reached = threading.Event()
+
+    @event.listens_for(engine, "do_connect")
+    def _connect(dialect: Any, _record: Any, cargs: Any, cparams: Any) -> Any:
+        if not reached.is_set():
+            connection = dialect.connect(*cargs, **cparams)
+            reached.set()
+            return connection
+        deadline = time.monotonic() + wait_s
+        warned = False
+        while True:
+            try:
+                return dialect.connect(*cargs, **cparams)
+            except dialect.loaded_dbapi.OperationalError as exc:
+                if time.monotonic() >= deadline:
+                    raise
+                if not warned:
+                    log.warning("PostgreSQL cannot be reached (%s); waiting for it", _first_line(exc))
+                    warned = True
+                time.sleep(RECONNECT_INTERVAL_S)
 
 
 def create_engine_for(url: str, sqlite_path: Path, busy_timeout_ms: int = 30_000) -> Engine:

@@ -117,6 +117,11 @@ def hydrate(session: Session, events: list[RunEvent]) -> list[RunEvent]:
     return whole
 
 
+def _utc(moment: datetime) -> datetime:
+    """A time as the tables keep it (UTC, stored without a zone) with its zone."""
+    return moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
 def _event(row: RunEventRow) -> RunEvent:
     created = row.created_at if row.created_at.tzinfo else row.created_at.replace(tzinfo=UTC)
     return RunEvent(row.run_id, row.seq, row.type, dict(json.loads(row.data_json)), created)
@@ -182,6 +187,28 @@ class RunEventLog:
             if self._notifies:  # delivered to the listening workers when this transaction commits
                 payloads = [Appended(run, first[run], last[run]).payload() for run in sorted(first)]
                 conn.execute(NOTIFY, {"channel": EVENTS_CHANNEL, "payloads": payloads})
+        return stored
+
+    def committed(self, new: Sequence[NewEvent]) -> list[RunEvent] | None:
+        """The events of a batch given to ``append_batch``, as stored, when its transaction committed; None
+        when it did not (one transaction: all or none). Its rows are found by run, type and time of each
+        event. For a batch whose connection was lost as it committed (PostgreSQL restarted): written
+        again only when it is not there, so no event is stored twice."""
+        if not new:
+            return []
+        query = select(RunEventRow.run_id, RunEventRow.type, RunEventRow.created_at, RunEventRow.seq).where(
+            RunEventRow.run_id.in_(sorted({event.run_id for event in new})),
+            RunEventRow.created_at.in_(sorted({event.created_at for event in new})),
+        )
+        with self._sessions() as session:
+            rows = session.execute(query).all()
+        found = {(str(run), str(kind), _utc(created)): int(seq) for run, kind, created, seq in rows}
+        stored: list[RunEvent] = []
+        for event in new:
+            seq = found.get((event.run_id, event.type, _utc(event.created_at)))
+            if seq is None:
+                return None
+            stored.append(RunEvent(event.run_id, seq, event.type, encode(event)[1], event.created_at))
         return stored
 
     def after(self, run_id: str, seq: int = 0, *, types: tuple[str, ...] = ()) -> list[RunEvent]:

@@ -35,6 +35,7 @@ from rabbithole.research.llm_step import merge_counts
 from rabbithole.research.models import ResearchResult, RunMode, RunStatus
 from rabbithole.research.run import build_research_graph
 from rabbithole.runs.aio import AsyncRunStore
+from rabbithole.runs.database_lost import database_lost_error
 from rabbithole.runs.graph_inputs import graph_config, interrupt_of, research_context
 from rabbithole.runs.graph_inputs import graph_input as graph_input_of
 from rabbithole.runs.lifecycle import Change, RunLifecycle
@@ -259,7 +260,7 @@ class ResearchRunner:
         through the lifecycle (the status written or kept until it can be, the ``status`` and ``error``
         events published), then a RunFailedError (resumable) or, for a bug, the exception itself is
         raised."""
-        known = exc if isinstance(exc, RabbitholeError) else disk_full_error(exc)
+        known = exc if isinstance(exc, RabbitholeError) else disk_full_error(exc) or database_lost_error(exc)
         if known is None:
             message = f"internal error: {type(exc).__name__}: {exc}"
             log.error("run %s failed", record.id, exc_info=exc)
