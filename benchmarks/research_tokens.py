@@ -235,7 +235,6 @@ async def measure_tokens(
                 share <= MAX_SHARE and drop <= RECALL_TOLERANCE,
                 f"{today:.0f} / {before_tokens:.0f} = {share:.2f}; gold recall {recall(scored[TODAY]):.3f} "
                 f"(before {recall(scored[BEFORE]):.3f})",
-                open_issue=24,
             )
         )
     goals.append(
