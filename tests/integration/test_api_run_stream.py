@@ -1,7 +1,9 @@
 """Run events over a real socket: `uvicorn` serving the app in a subprocess on 127.0.0.1 (a free port),
 the fake Ollama answering every model call after 100 ms, httpx reading the SSE streams. Replay from
 Last-Event-ID and ?after, a reconnect mid-run, two clients on one run, the run-list stream, and a server
-killed with SIGKILL mid-run whose successor completes the run with event numbers that continue."""
+killed with SIGKILL mid-run whose successor completes the run with event numbers that continue. The
+replay and reconnect test runs on both backends (``on_both_backends``: SQLite and embedded Chroma, then
+PostgreSQL and a Chroma server)."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from typing import Any
 import httpx
 import pytest
 
+from fixtures.backends import on_both_backends
 from fixtures.run_kb import RUN_COLLECTION
 from rabbithole.core.config import Settings
 from rabbithole.devtools.fake_ollama import FakeOllama
@@ -55,6 +58,10 @@ class Server:
         self.env["RABBITHOLE_LLM__BASE_URL"] = ollama.url
         self.env["RABBITHOLE_LLM__REQUEST_TIMEOUT_S"] = "20"
         self.env["RABBITHOLE_RESEARCH__RUN_LEASE_S"] = "2"  # a killed server's runs are taken over in 2 s
+        if settings.database.url:  # the server backend
+            self.env["RABBITHOLE_DATABASE__URL"] = settings.database.url
+            self.env["RABBITHOLE_VECTORS__URL"] = settings.vectors.url
+            self.env["RABBITHOLE_VECTORS__DATABASE"] = settings.vectors.database
         self.process: subprocess.Popen[bytes] | None = None
         self.url = ""
 
@@ -84,11 +91,12 @@ class Server:
 
 
 @pytest.fixture
-def server_factory(run_kb: Settings, slow_ollama: FakeOllama) -> Iterator[Callable[[], Server]]:
+def server_factory(run_backend: Settings, slow_ollama: FakeOllama) -> Iterator[Callable[[], Server]]:
+    """Servers over the small KB, on the backend ``run_backend`` gives."""
     started: list[Server] = []
 
     def factory() -> Server:
-        server = Server(run_kb, slow_ollama).start()
+        server = Server(run_backend, slow_ollama).start()
         started.append(server)
         return server
 
@@ -132,6 +140,7 @@ def assert_numbered(events: list[Event], run_id: str) -> None:
     assert all(data["type"] == kind for _, kind, data in events)
 
 
+@on_both_backends("run_backend")
 def test_two_clients_replay_and_reconnect(server_factory: Callable[[], Server]) -> None:
     server = server_factory()
     with ThreadPoolExecutor(4) as pool:

@@ -1,6 +1,7 @@
 """The run endpoints in process (httpx over ASGI, the app's lifespan running): runs execute in the
 background against the fake Ollama over a small collection; status codes, payload checks, the concurrency
-cap, cancel and delete."""
+cap, cancel and delete. The central tests run on both backends (``on_both_backends``: SQLite and embedded
+Chroma, then PostgreSQL and a Chroma server); the rest on the embedded one."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pytest
 import pytest_asyncio
 from fastapi import FastAPI
 
+from fixtures.backends import on_both_backends
 from fixtures.run_http import wait_for
 from fixtures.run_kb import RUN_COLLECTION
 from rabbithole.api.main import create_app
@@ -37,16 +39,17 @@ AppFactory = Callable[..., Any]
 
 
 @pytest_asyncio.fixture
-async def make_client(run_kb: Settings, fake_ollama: FakeOllama) -> AsyncIterator[Callable[..., Any]]:
-    """``async with make_client(max_running_runs=1) as (client, app)``: the app over the small KB."""
+async def make_client(run_backend: Settings, fake_ollama: FakeOllama) -> AsyncIterator[Callable[..., Any]]:
+    """``async with make_client(max_running_runs=1) as (client, app)``: the app over the small KB (on the
+    backend ``run_backend`` gives)."""
     from contextlib import asynccontextmanager
 
     @asynccontextmanager
     async def factory(**research: Any) -> AsyncIterator[tuple[httpx.AsyncClient, FastAPI]]:
-        settings = run_kb.model_copy(
+        settings = run_backend.model_copy(
             update={
                 "llm": fake_ollama.settings(),
-                "research": run_kb.research.model_copy(update=research),
+                "research": run_backend.research.model_copy(update=research),
             }
         )
         app = create_app(settings)
@@ -63,6 +66,7 @@ def persisted(app: FastAPI, run_id: str) -> list[tuple[int, str, dict[str, Any]]
     return [(e.seq, e.type, e.data) for e in service.events.after(run_id)]
 
 
+@on_both_backends("run_backend")
 async def test_quick_run_reports_over_http(make_client: AppFactory) -> None:
     async with make_client() as (client, app):
         created = await client.post("/api/runs", json=QUICK)
@@ -106,6 +110,7 @@ async def test_quick_run_reports_over_http(make_client: AppFactory) -> None:
         assert (await client.post(f"/api/runs/{run_id}/cancel")).status_code == 409
 
 
+@on_both_backends("run_backend")
 async def test_interactive_run_takes_typed_answers_and_one_of_two_at_once(make_client: AppFactory) -> None:
     async with make_client() as (client, _app):
         body = {**QUICK, "mode": "interactive"}
@@ -166,6 +171,7 @@ async def test_runs_beyond_the_cap_wait_in_order(make_client: AppFactory) -> Non
         assert [c["seq"] for c in seen] == sorted(c["seq"] for c in seen)
 
 
+@on_both_backends("run_backend")
 async def test_cancel_delete_and_errors(make_client: AppFactory, fake_ollama: FakeOllama) -> None:
     fake_ollama.state.latency_ms = 200  # slow enough to cancel while it runs
     async with make_client(max_running_runs=1) as (client, app):
@@ -208,13 +214,14 @@ async def test_cancel_delete_and_errors(make_client: AppFactory, fake_ollama: Fa
         assert bad_status.status_code == 422
 
 
+@on_both_backends("run_backend")
 async def test_runs_left_running_are_marked_resumable_when_not_resumed_on_start(
-    run_kb: Settings, fake_ollama: FakeOllama, make_client: AppFactory
+    run_backend: Settings, fake_ollama: FakeOllama, make_client: AppFactory
 ) -> None:
     from rabbithole.runs.runner import ResearchRunner
     from rabbithole.services import Services
 
-    with Services(run_kb) as services:  # a run a stopped process left running, before it started
+    with Services(run_backend) as services:  # a run a stopped process left running, before it started
         record = ResearchRunner(services).create(QUESTION, [RUN_COLLECTION], "quick", {"depth": 0})
         services.runs.update(record.id, status="running")
     async with make_client(resume_on_start=False) as (client, app):
@@ -231,6 +238,7 @@ async def test_runs_left_running_are_marked_resumable_when_not_resumed_on_start(
         assert detail["run"]["error"] is None and detail["result"]["status"] == "done"
 
 
+@on_both_backends("run_backend")
 async def test_a_run_waiting_for_input_stays_resumable_across_a_restart(make_client: AppFactory) -> None:
     async with make_client() as (client, app):
         run_id = (await client.post("/api/runs", json={**QUICK, "mode": "interactive"})).json()["run_id"]
@@ -249,6 +257,7 @@ async def test_a_run_waiting_for_input_stays_resumable_across_a_restart(make_cli
         assert [seq for seq, _, _ in events] == list(range(1, len(events) + 1))
 
 
+@on_both_backends("run_backend")
 async def test_detail_of_an_executing_run_agrees_with_its_stored_events(
     make_client: AppFactory, fake_ollama: FakeOllama
 ) -> None:

@@ -1,5 +1,6 @@
-"""Ingestion end to end: real PDFs, real parser, embedder, Chroma (embedded, and a `chroma run` server where
-the vectors are written and read) and SQLite."""
+"""Ingestion end to end: real PDFs, real parser, embedder, Chroma and SQLite; the tests of a re-run (what it
+skips, replaces and removes, what a run that died left behind) on both backends (``backend``: SQLite and
+embedded Chroma, then PostgreSQL and a `chroma run` server)."""
 
 from __future__ import annotations
 
@@ -82,18 +83,18 @@ def test_a_bad_file_never_stops_the_batch(tmp_path: Path, make_services: Service
 
 
 def test_rerun_skips_unchanged_replaces_changed_and_drops_removed(
-    tmp_path: Path, make_services: ServicesFactory, vector_backend: dict[str, Any]
+    tmp_path: Path, make_services: ServicesFactory, backend: dict[str, Any]
 ) -> None:
     folder = tmp_path / "laws"
     build_law_folder(folder)
-    services = make_services(**vector_backend)
+    services = make_services(**backend)
     first = services.ingestion_pipeline().ingest(folder).collections[0]
     assert sorted(first.added) == ["PrüfG.pdf", "report.pdf"]
     chunks_before = services.catalog.collection("laws")
     assert chunks_before is not None and chunks_before.chunks > 0
 
     # unchanged: nothing parsed, nothing embedded, the embedder is not even loaded
-    rerun_pipeline = make_services(**vector_backend).ingestion_pipeline()
+    rerun_pipeline = make_services(**backend).ingestion_pipeline()
     again = rerun_pipeline.ingest(folder).collections[0]
     assert sorted(again.unchanged) == ["PrüfG.pdf", "report.pdf"]
     assert again.added == again.updated == again.removed == []
@@ -118,7 +119,7 @@ def test_rerun_skips_unchanged_replaces_changed_and_drops_removed(
 
 
 def test_vectors_of_a_run_that_died_before_its_commit_are_replaced(
-    tmp_path: Path, make_services: ServicesFactory, vector_backend: dict[str, Any]
+    tmp_path: Path, make_services: ServicesFactory, backend: dict[str, Any]
 ) -> None:
     """Vectors are written before the catalog commit: a run that died in between left vectors of a document
     the catalog does not know. The next run ingests the file as new, and none of those vectors stays."""
@@ -126,7 +127,7 @@ def test_vectors_of_a_run_that_died_before_its_commit_are_replaced(
     build_law_folder(folder)
     report_pdf = tmp_path / "report.pdf"
     shutil.move(folder / "report.pdf", report_pdf)
-    services = make_services(**vector_backend)
+    services = make_services(**backend)
     services.ingestion_pipeline().ingest(folder)
     vectors = services.store.open("laws")
     template = services.catalog.chunks("laws")[0]
@@ -145,12 +146,12 @@ def test_vectors_of_a_run_that_died_before_its_commit_are_replaced(
 
 
 def test_a_file_that_turns_unreadable_leaves_the_index(
-    tmp_path: Path, make_services: ServicesFactory, vector_backend: dict[str, Any]
+    tmp_path: Path, make_services: ServicesFactory, backend: dict[str, Any]
 ) -> None:
     folder = tmp_path / "c"
     folder.mkdir()
     build_legal_pdf(folder / "PrüfG.pdf")
-    services = make_services(**vector_backend)
+    services = make_services(**backend)
     services.ingestion_pipeline().ingest(folder)
     build_corrupt_pdf(folder / "PrüfG.pdf")
     report = services.ingestion_pipeline().ingest(folder).collections[0]

@@ -1,5 +1,7 @@
 """Research runs end to end: the real graphs, checkpointer, hybrid search, reference engine and embedder over
-kb/sample, with the real Ollama client talking to the fake Ollama."""
+kb/sample, with the real Ollama client talking to the fake Ollama. A quick run, an interactive one, a run
+resumed after an outage and one settled from its checkpoint run on both backends (``on_both_backends``:
+SQLite and embedded Chroma, then PostgreSQL and a Chroma server); the rest on the embedded one."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from fixtures.backends import on_both_backends
 from rabbithole.core.errors import RunFailedError, RunStateError
 from rabbithole.devtools.fake_ollama import FakeOllama
 from rabbithole.research.models import ResearchResult
@@ -42,6 +45,7 @@ def assert_evidence_is_verbatim_and_retrieved(services: Services, result: Resear
     assert retrieved, "the run retrieved nothing"
 
 
+@on_both_backends("research_services")
 async def test_quick_run_gives_a_cited_report(research_services: Services, fake_ollama: FakeOllama) -> None:
     events: list[dict[str, Any]] = []
     result = await run_research(research_services, GERMAN, ["sample"], on_event=events.append)
@@ -98,6 +102,7 @@ async def test_resuming_a_finished_run_is_an_error(research_services: Services) 
         await runner.advance(result.run_id)
 
 
+@on_both_backends("research_services")
 async def test_a_run_finished_before_the_registry_knew_is_settled_on_resume(
     research_services: Services,
 ) -> None:
@@ -109,6 +114,7 @@ async def test_a_run_finished_before_the_registry_knew_is_settled_on_resume(
     assert research_services.runs.get(result.run_id).status == "done"
 
 
+@on_both_backends("research_services")
 async def test_interactive_run_clarifies_and_takes_an_edited_plan(
     research_services: Services, fake_ollama: FakeOllama
 ) -> None:
@@ -167,6 +173,7 @@ async def test_unanswerable_question_ends_with_a_clear_answer(
     assert not result.sources and "extract" not in result.llm_calls and "gate" not in result.llm_calls
 
 
+@on_both_backends("research_services")
 async def test_ollama_down_mid_dig_stops_in_error_and_resumes_without_redoing_tasks(
     research_services: Services, fake_ollama: FakeOllama
 ) -> None:
