@@ -6,14 +6,15 @@ Chroma, then PostgreSQL and a Chroma server); the rest on the embedded one."""
 from __future__ import annotations
 
 import asyncio
-import sqlite3
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import httpx
 import pytest
 import pytest_asyncio
 from fastapi import FastAPI
+from sqlalchemy import text
 
 from fixtures.backends import on_both_backends
 from fixtures.run_http import wait_for
@@ -21,6 +22,7 @@ from fixtures.run_kb import RUN_COLLECTION
 from rabbithole.api.main import create_app
 from rabbithole.api.runs.progress import RunProgress
 from rabbithole.api.runs.service import RunService
+from rabbithole.catalog.db import create_engine_for
 from rabbithole.core.config import Settings
 from rabbithole.devtools.fake_ollama import FakeOllama
 from rabbithole.research.models import ResearchResult
@@ -290,36 +292,64 @@ async def test_detail_of_an_executing_run_agrees_with_its_stored_events(
         assert restarted.last_seq == len(persisted(app, run_id))
 
 
+#: A trigger that refuses the todo events of the runs in ``refused_runs``: for SQLite, for PostgreSQL.
+REFUSE_SQLITE = [
+    "CREATE TRIGGER refuse_todo BEFORE INSERT ON run_events WHEN NEW.type = 'todo' "
+    "AND NEW.run_id IN (SELECT run_id FROM refused_runs) "
+    "BEGIN SELECT RAISE(ABORT, 'disk says no'); END"
+]
+REFUSE_POSTGRESQL = [
+    "CREATE FUNCTION refuse_todo() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+    "IF NEW.type = 'todo' AND NEW.run_id IN (SELECT run_id FROM refused_runs) THEN "
+    "RAISE EXCEPTION 'disk says no'; END IF; RETURN NEW; END $$",
+    "CREATE TRIGGER refuse_todo BEFORE INSERT ON run_events FOR EACH ROW EXECUTE FUNCTION refuse_todo()",
+]
+
+
+@contextmanager
+def refused_todo_events(settings: Settings) -> Iterator[Callable[[str], None]]:
+    """The database of ``settings`` refuses the todo events of the runs handed to the function it yields
+    (a trigger: a real write failure, for those runs only); the trigger is dropped at the end."""
+    engine = create_engine_for(settings.database.url, settings.storage.catalog_path)
+    postgresql = engine.dialect.name == "postgresql"
+    try:
+        with engine.begin() as conn:
+            conn.execute(text("CREATE TABLE refused_runs (run_id TEXT)"))
+            for statement in REFUSE_POSTGRESQL if postgresql else REFUSE_SQLITE:
+                conn.execute(text(statement))
+
+        def refuse(run_id: str) -> None:
+            with engine.begin() as conn:
+                conn.execute(text("INSERT INTO refused_runs VALUES (:run_id)"), {"run_id": run_id})
+
+        yield refuse
+    finally:
+        with engine.begin() as conn:
+            conn.execute(text("DROP TRIGGER refuse_todo" + (" ON run_events" if postgresql else "")))
+            if postgresql:
+                conn.execute(text("DROP FUNCTION refuse_todo()"))
+            conn.execute(text("DROP TABLE refused_runs"))
+        engine.dispose()
+
+
+@on_both_backends("run_backend")
 async def test_a_run_whose_events_cannot_be_saved_ends_in_error(
-    make_client: AppFactory, fake_ollama: FakeOllama, run_kb: Settings
+    make_client: AppFactory, fake_ollama: FakeOllama, run_backend: Settings
 ) -> None:
-    """SQLite refuses the run's todo event (a trigger: a real write failure, for this run only): the
+    """The database refuses the run's todo event (a trigger: a real write failure, for this run only): the
     failure is not swallowed. The todo list is never shown, the run ends in ``error`` naming the cause,
     and its stream ends with that error; what was persisted stays numbered without a gap."""
     fake_ollama.state.latency_ms = 100
-    catalog = run_kb.storage.catalog_path
     async with make_client() as (client, app):
-        with sqlite3.connect(catalog) as conn:
-            conn.execute("CREATE TABLE refused_runs (run_id TEXT)")
-            conn.execute(
-                "CREATE TRIGGER refuse_todo BEFORE INSERT ON run_events WHEN NEW.type = 'todo' "
-                "AND NEW.run_id IN (SELECT run_id FROM refused_runs) "
-                "BEGIN SELECT RAISE(ABORT, 'disk says no'); END"
-            )
-        try:
+        with refused_todo_events(run_backend) as refuse:
             run_id = (await client.post("/api/runs", json=QUICK)).json()["run_id"]
-            with sqlite3.connect(catalog) as conn:
-                conn.execute("INSERT INTO refused_runs VALUES (?)", (run_id,))
+            refuse(run_id)
             detail = await wait_for(client, run_id, "error")
             assert "could not be saved" in detail["run"]["error"] and "disk says no" in detail["run"]["error"]
             assert detail["todo"] == []
             async with client.stream("GET", f"/api/runs/{run_id}/events") as stream:
                 lines = [line async for line in stream.aiter_lines() if line.startswith("event:")]
             assert lines[-1] == "event: error"
-        finally:
-            with sqlite3.connect(catalog) as conn:
-                conn.execute("DROP TRIGGER refuse_todo")
-                conn.execute("DROP TABLE refused_runs")
         events = persisted(app, run_id)
         assert [seq for seq, _, _ in events] == list(range(1, len(events) + 1))
         assert "todo" not in [kind for _, kind, _ in events]
