@@ -1,8 +1,8 @@
 """PostgreSQL restarted in the middle of a run (issue 25's fault).
 
 What a restart does to the pieces: a statement issued while the server is down waits for it (the engines
-of ``catalog/db.py``); a batch of run events whose connection dies in its transaction is written once the
-server is back, and once only (the event writer's appender on PostgreSQL).
+of ``catalog/db.py``); a batch of run events whose connection dies in its transaction is written on a new
+connection, once only (the event writer's appender on PostgreSQL).
 
 The whole: a real uvicorn server on the throwaway PostgreSQL and a Chroma server, a quick run slowed by the
 fake Ollama's latency, and the database stopped (``pg_ctl stop -m fast``: every session ended), down for two
@@ -143,7 +143,7 @@ def test_a_statement_issued_while_postgresql_restarts_waits_for_it(
         engine.dispose()
 
 
-def test_a_batch_of_events_whose_connection_dies_is_written_once_the_server_is_back(
+def test_a_batch_of_events_whose_connection_dies_mid_transaction_is_written_once(
     postgres_cluster: PostgresCluster, tmp_path: Path
 ) -> None:
     url = postgres_cluster.create_database()
@@ -185,6 +185,28 @@ def test_the_events_of_a_committed_batch_are_found_and_others_are_not(
         events.close()
 
 
+def test_a_lost_database_connection_is_named_and_sqlites_errors_are_not() -> None:
+    import sqlite3
+
+    from sqlalchemy.exc import OperationalError
+
+    from rabbithole.runs.database_lost import database_lost_error
+
+    cut = psycopg.OperationalError(
+        "consuming input failed: server closed the connection unexpectedly\n\tmore"
+    )
+    wrapped = OperationalError("INSERT ...", {}, cut)
+    for exc in (cut, wrapped, RuntimeError("the graph failed")):
+        if exc.__class__ is RuntimeError:
+            exc.__cause__ = wrapped  # anywhere in the cause chain
+        found = database_lost_error(exc)
+        assert found is not None and "server closed the connection unexpectedly" in str(found), exc
+        assert "more" not in str(found)  # its first line
+    assert database_lost_error(sqlite3.OperationalError("database is locked")) is None
+    assert database_lost_error(OperationalError("x", {}, sqlite3.OperationalError("locked"))) is None
+    assert database_lost_error(ValueError("no")) is None
+
+
 def _ensure_up(cluster: PostgresCluster) -> None:
     """The session's cluster running again, whatever a test left (others use it after)."""
     if not (cluster.data_dir / "postmaster.pid").exists():
@@ -200,7 +222,7 @@ def test_a_run_survives_a_restart_of_postgresql_and_no_event_is_lost(
     assert ends in (["done"], ["error", "done"]), ends  # continued, or stopped and resumed
 
 
-def test_a_run_whose_checkpoint_write_the_restart_cuts_off_is_resumed_and_no_event_is_lost(
+def test_a_run_whose_checkpoint_write_the_restart_cuts_off_finishes_and_no_event_is_lost(
     team: TeamBackend, postgres_cluster: PostgresCluster, fake_ollama: FakeOllama
 ) -> None:
     def restart_during_a_checkpoint_write(database_url: str) -> None:
@@ -214,7 +236,9 @@ def test_a_run_whose_checkpoint_write_the_restart_cuts_off_is_resumed_and_no_eve
             blocker.close()
 
     ends = _run_across(team, postgres_cluster, fake_ollama, restart_during_a_checkpoint_write)
-    assert ends == ["error", "done"], ends
+    # mostly the run stops, saying how to resume it (checked in _run_across), and is resumed; a write of a
+    # subgraph's checkpoint fails its node, which the node's retry may run again once the server is back
+    assert ends in (["error", "done"], ["done"]), ends
 
 
 def _run_across(
