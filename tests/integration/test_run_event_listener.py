@@ -111,12 +111,16 @@ def test_a_dropped_connection_catches_up_from_the_last_event_handed_on(
 ) -> None:
     writer, reader = logs
     received = Received()
-    listener = _listener(reader, received, {"run-a", "run-c"}, retry_s=3.0)
+    watched = {"run-a"}
+    listener = _listener(reader, received, watched, retry_s=3.0)
     try:
         _append(writer, "run-a", 3)
         received.wait(lambda: len(received.seqs("run-a")) == 3)
         writer.append("run-c", "phase", {"phase": "plan"})  # a run a client watches from event 1 on
+        _append(writer, "run-a", 1)  # notified after run-c's event: once it arrived, run-c's was read
+        received.wait(lambda: len(received.seqs("run-a")) == 4)
         listener.watch("run-c", 1)  # (its stream read event 1 from the log)
+        watched.add("run-c")
 
         listener.drop_connection()
         _wait_until(lambda: not listener.listening())
@@ -124,11 +128,11 @@ def test_a_dropped_connection_catches_up_from_the_last_event_handed_on(
         _append(writer, "run-c", 2)
         assert not listener.listening()  # appended before the listener was back
 
-        received.wait(lambda: len(received.seqs("run-a")) >= 7 and len(received.seqs("run-c")) >= 2)
+        received.wait(lambda: len(received.seqs("run-a")) >= 8 and len(received.seqs("run-c")) >= 2)
         assert listener.listening(WAIT_S)
         _append(writer, "run-a", 1)  # live again
-        received.wait(lambda: len(received.seqs("run-a")) >= 8)
-        assert received.seqs("run-a") == list(range(1, 9))
+        received.wait(lambda: len(received.seqs("run-a")) >= 9)
+        assert received.seqs("run-a") == list(range(1, 10))
         assert received.seqs("run-c") == [2, 3]  # after what its client had
     finally:
         listener.stop()
