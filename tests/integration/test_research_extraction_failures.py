@@ -23,7 +23,9 @@ from rabbithole.services import Services
 pytestmark = pytest.mark.asyncio
 
 QUESTION = "Welche Grenzwerte gelten für beruflich exponierte Personen?"
-SMALL = {"depth": 0, "k": 2, "max_tasks": 2}
+# the tasks one after the other: which task reads a passage both retrieved (each passage is read once per
+# run) is then the same in every run
+SMALL = {"depth": 0, "k": 2, "max_tasks": 2, "concurrency": 1}
 _PASSAGE = re.compile(r'<passage id="([^"]+)"')
 _TASK = re.compile(r"^Task: (.+?)(?: \(|$)", re.MULTILINE)
 

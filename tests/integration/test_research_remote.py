@@ -118,7 +118,10 @@ def test_closed_stdin_leaves_the_run_waiting_then_resume(
 def test_quick_json_has_the_shape_of_a_local_run(
     server: str, run_kb: Settings, fake_ollama: FakeOllama
 ) -> None:
+    # one task at a time: which task reads a passage both retrieved (each passage is read once per run) is
+    # then the same in both runs, and so are their reports
     args = ["research", QUESTION, "-c", RUN_COLLECTION, "--mode", "quick", "--json", "--depth", "0"]
+    args += ["--concurrency", "1"]
     remote = rabbithole([*args, "--server", server], run_kb, fake_ollama)
     assert remote.returncode == 0, remote.stderr
     local = rabbithole(args, run_kb, fake_ollama)
