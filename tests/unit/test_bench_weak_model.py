@@ -152,10 +152,9 @@ def test_goals_hold_today_weak_runs_and_name_the_code_before() -> None:
         "report",
     )  # fmt: skip
     assert [g.passed for g in failing] == [False] * 6
-    # issue 24's targets are [OPEN] while it is open; a contradiction left and the evidence principle's
-    # misses fail the benchmark
-    assert [g.verdict for g in failing] == ["OPEN", "OPEN", "OPEN", "FAIL", "FAIL", "FAIL"]
-    assert [g.fails_run for g in failing] == [False, False, False, True, True, True]
+    # every miss fails the benchmark (issue 24's targets are met: no longer [OPEN])
+    assert [g.verdict for g in failing] == ["FAIL"] * 6
+    assert all(g.fails_run for g in failing)
     assert failing[3].detail == "1"
     assert "before" not in failing[0].detail  # no code before measured: nothing to name
 
