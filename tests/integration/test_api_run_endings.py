@@ -17,8 +17,7 @@ import httpx
 import pytest
 
 from fixtures.api_server import serving
-from fixtures.run_http import wait_for
-from fixtures.run_kb import RUN_COLLECTION
+from fixtures.run_http import INTERACTIVE, QUICK, wait_for
 from rabbithole.api.main import create_app
 from rabbithole.api.runs.service import RunService
 from rabbithole.core.config import Settings
@@ -27,13 +26,6 @@ from rabbithole.runs.store import RunStore
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(300)]
 
-INTERACTIVE: dict[str, Any] = {
-    "question": "Welche Grenzwerte gelten für beruflich exponierte Personen?",
-    "collections": [RUN_COLLECTION],
-    "mode": "interactive",
-    "settings": {"depth": 0},
-}
-QUICK: dict[str, Any] = {**INTERACTIVE, "mode": "quick"}
 
 Server = Callable[[], Any]
 

@@ -12,26 +12,18 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 
 from fixtures.api_server import start_server_process, stop_server_process
-from fixtures.run_kb import RUN_COLLECTION
+from fixtures.run_http import QUICK
 from rabbithole.core.config import Settings
 from rabbithole.devtools.fake_ollama import FakeOllama
 from rabbithole.runs.event_log import RunEventLog
 from rabbithole.runs.store import RunStore
 
 pytestmark = pytest.mark.timeout(420)
-
-QUICK: dict[str, Any] = {
-    "question": "Welche Grenzwerte gelten für beruflich exponierte Personen?",
-    "collections": [RUN_COLLECTION],
-    "mode": "quick",
-    "settings": {"depth": 0},
-}
 
 
 @pytest.fixture(scope="module")

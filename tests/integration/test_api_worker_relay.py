@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
 
 import httpx
 import pytest
 
 from fixtures.api_server import serving, wait_ready
-from fixtures.run_kb import RUN_COLLECTION
+from fixtures.run_http import QUICK
 from fixtures.sse import Sse, assert_every_event_once, read_stream, running_starts
 from fixtures.team import TeamBackend
 from rabbithole.api.main import create_app
@@ -21,13 +20,6 @@ from rabbithole.api.runs import stream
 from rabbithole.devtools.fake_ollama import FakeOllama
 
 pytestmark = pytest.mark.timeout(420)
-
-QUICK: dict[str, Any] = {
-    "question": "Welche Grenzwerte gelten für beruflich exponierte Personen?",
-    "collections": [RUN_COLLECTION],
-    "mode": "quick",
-    "settings": {"depth": 0},
-}
 
 
 def test_a_run_streams_live_through_another_worker(

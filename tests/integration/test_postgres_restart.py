@@ -20,7 +20,6 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 import httpx
 import psycopg
@@ -28,7 +27,7 @@ import pytest
 from sqlalchemy import text
 
 from fixtures.api_server import serving, wait_ready
-from fixtures.run_kb import RUN_COLLECTION
+from fixtures.run_http import QUICK
 from fixtures.sse import Sse, read_stream
 from fixtures.team import TeamBackend
 from rabbithole.api.main import create_app
@@ -40,12 +39,6 @@ from rabbithole.runs.event_log import NewEvent, RunEventLog
 
 pytestmark = pytest.mark.timeout(300)
 
-QUICK: dict[str, Any] = {
-    "question": "Welche Grenzwerte gelten für beruflich exponierte Personen?",
-    "collections": [RUN_COLLECTION],
-    "mode": "quick",
-    "settings": {"depth": 0},
-}
 WAIT_S = 120.0
 #: Seconds the database stays down.
 DOWN_S = 2.0
