@@ -30,8 +30,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
-import subprocess
 import sys
 import threading
 import time
@@ -53,6 +51,7 @@ from benchmarks.common import (
     remove_tree,
     scratch_dir,
 )
+from benchmarks.serve_process import free_port, start_serve, stop
 
 QUESTION = "Welche Aufgaben hat das Bundesamt für Strahlenschutz?"
 LATENCY_MS = 100  #: fake Ollama latency per call
@@ -70,19 +69,13 @@ class Subscription:
     error: str | None = None
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 class Server:
     """`rabbithole serve` in its own process over ``data_dir``, answering model calls with ``llm_url``."""
 
     def __init__(self, data_dir: Path, llm_url: str, max_running: int, log_path: Path) -> None:
         import httpx
 
-        port = _free_port()
+        port = free_port()
         self.url = f"http://127.0.0.1:{port}"
         env = {
             **os.environ,
@@ -92,20 +85,7 @@ class Server:
             "RABBITHOLE_RESEARCH__MAX_RUNNING_RUNS": str(max_running),
         }
         self.log_path = log_path
-        with log_path.open("w") as log:
-            command = [sys.executable, "-m", "rabbithole", "serve", "--port", str(port)]
-            self.process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 300
-        while True:
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                self.close()
-                raise RuntimeError(f"the server did not start:\n{log_path.read_text()}")
-            try:
-                if httpx.get(f"{self.url}/health", timeout=5).json().get("ready") is True:
-                    break
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.2)
+        self.process = start_serve(env, port, log_path, "the server")
         self.http = httpx.Client(base_url=self.url, timeout=60)
 
     def rss_mb(self) -> float:
@@ -130,12 +110,7 @@ class Server:
     def close(self) -> None:
         if hasattr(self, "http"):
             self.http.close()
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        stop(self.process)
 
 
 def subscribe(url: str, run_id: str) -> Subscription:

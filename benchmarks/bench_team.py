@@ -52,6 +52,7 @@ from benchmarks.common import (
     remove_tree,
     scratch_dir,
 )
+from benchmarks.serve_process import free_port, start_serve, stop
 
 QUESTION = "Welche Aufgaben hat das Bundesamt für Strahlenschutz?"
 RUNS = 30
@@ -113,26 +114,10 @@ class Worker:
     """`rabbithole serve` in its own process with ``env``."""
 
     def __init__(self, env: dict[str, str], log_path: Path) -> None:
-        import httpx
 
-        from benchmarks.bench_api import _free_port
-
-        port = _free_port()
+        port = free_port()
         self.url = f"http://127.0.0.1:{port}"
-        with log_path.open("w") as log:
-            command = [sys.executable, "-m", "rabbithole", "serve", "--port", str(port)]
-            self.process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 300
-        while True:
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                self.close()
-                raise RuntimeError(f"a worker did not start:\n{log_path.read_text()}")
-            try:
-                if httpx.get(f"{self.url}/health", timeout=5).json().get("ready") is True:
-                    break
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.2)
+        self.process = start_serve(env, port, log_path, "a worker")
 
     def cpu_s(self) -> float:
         import psutil
@@ -149,12 +134,7 @@ class Worker:
         return str(response.json()["run_id"])
 
     def close(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        stop(self.process)
 
 
 def follow(url: str, run: Watched) -> Watched:
@@ -272,7 +252,7 @@ def main(argv: list[str]) -> int:
     kb = work / "kb" / SAMPLE_COLLECTION
     shutil.copytree(quick_kb(KB_FILES), kb)
     fake = FakeServer()
-    chroma = ChromaServerProcess(work / "chroma", _port(), work / "chroma.log")
+    chroma = ChromaServerProcess(work / "chroma", free_port(), work / "chroma.log")
     try:
         fake.set_latency(args.latency_ms)
         base = {
@@ -303,12 +283,6 @@ def main(argv: list[str]) -> int:
         fake.close()
         remove_tree(work)
     return report(loads, runs, args.latency_ms, args.quick)
-
-
-def _port() -> int:
-    from benchmarks.bench_api import _free_port
-
-    return _free_port()
 
 
 def report(loads: list[Load], runs: int, latency_ms: int, quick: bool) -> int:

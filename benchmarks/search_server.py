@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from benchmarks.common import Latency, bench_settings, remove_tree, scratch_dir
+from benchmarks.serve_process import free_port
 from rabbithole.devtools.chroma_server import ChromaServerProcess
 
 if TYPE_CHECKING:
@@ -27,14 +28,6 @@ if TYPE_CHECKING:
 WAYS = ("embedded", "server")
 MODES = ("hybrid", "vector")
 K = 5
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _copy_vectors(embedded: ChromaStore, server: ChromaStore, collection: str, model: ModelIdentity) -> int:
@@ -62,7 +55,7 @@ def measure_server_against_embedded(
     from rabbithole.services import Services
 
     folder = scratch_dir("chroma-server")
-    server = ChromaServerProcess(folder / "data", _free_port(), folder / "chroma.log")
+    server = ChromaServerProcess(folder / "data", free_port(), folder / "chroma.log")
     try:
         with server:
             vectors_settings = server.vectors().model_dump()
