@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
-from rabbithole.research.evidence.citations import DraftClaim, DraftSection
+from rabbithole.research.evidence.citations import DraftClaim, DraftSection, same_source
 from rabbithole.research.models import Evidence, TaskResult, TaskSpec
 
 #: Findings an assembled section lists at most (answering ones first).
@@ -53,11 +53,12 @@ def plan_sections(
     described = {t.id: t.description for t in plan}
     ranked = sorted(tasks, key=lambda t: order.get(t.task_id, len(order)))
     out: list[SectionPlan] = []
-    quoted: set[tuple[str, str, int, int, int]] = set()
+    source = same_source(e for t in ranked for e in by_task.get(t.task_id, []))  # one id per quoted place
+    held: set[str] = set()
     for t in ranked:
         own = by_task.get(t.task_id, [])
-        kept = [e for e in own if _quote_key(e) not in quoted] or own
-        quoted.update(_quote_key(e) for e in kept)
+        kept = [e for e in own if source[e.id] not in held] or own
+        held.update(source[e.id] for e in kept)
         if not kept:
             continue
         out.append(
@@ -69,10 +70,6 @@ def plan_sections(
             )
         )
     return out
-
-
-def _quote_key(e: Evidence) -> tuple[str, str, int, int, int]:
-    return (e.collection, e.document, e.page, e.start, e.end)
 
 
 def assembled_section(heading: str, evidence: Sequence[Evidence], note: str) -> DraftSection:
