@@ -9,13 +9,5 @@ if [ "$(id -u)" != 0 ]; then
     echo "            Install it with: sudo apt-get install -y chromium" >&2
     exit 0
 fi
-export DEBIAN_FRONTEND=noninteractive
-# Stale or empty package lists know no candidate (or an outdated one that is gone from the mirror).
-if ! apt-cache policy chromium 2>/dev/null | grep -q 'Candidate: [0-9]'; then
-    apt-get update -qq
-fi
-if ! apt-get install -y -qq chromium >/dev/null; then
-    apt-get update -qq
-    apt-get install -y -qq chromium >/dev/null
-fi
+"$(dirname "$0")/apt_install.sh" chromium
 "$CHROMIUM" --version

@@ -11,15 +11,7 @@ if [ "$(id -u)" != 0 ]; then
     echo "            Install it with: sudo apt-get install -y postgresql" >&2
     exit 0
 fi
-export DEBIAN_FRONTEND=noninteractive
-# Stale or empty package lists know no candidate (or an outdated one that is gone from the mirror).
-if ! apt-cache policy postgresql 2>/dev/null | grep -q 'Candidate: [0-9]'; then
-    apt-get update -qq
-fi
 # The package's own cluster (postgresql-common creates one and starts it where it can) is not used: the tests
 # create their own in a temporary folder.
-if ! apt-get install -y -qq postgresql >/dev/null; then
-    apt-get update -qq
-    apt-get install -y -qq postgresql >/dev/null
-fi
+"$(dirname "$0")/apt_install.sh" postgresql
 compgen -G "/usr/lib/postgresql/*/bin/initdb"
