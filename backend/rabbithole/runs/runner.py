@@ -31,7 +31,6 @@ from langgraph.types import Command
 from rabbithole.core.disk_full import disk_full_error
 from rabbithole.core.errors import InvalidRequestError, RabbitholeError, RunFailedError, RunStateError
 from rabbithole.research.context import ResearchContext, RunOverrides
-from rabbithole.research.llm_step import merge_counts
 from rabbithole.research.models import ResearchResult, RunMode, RunStatus
 from rabbithole.research.run import build_research_graph
 from rabbithole.runs.aio import AsyncRunStore
@@ -39,6 +38,7 @@ from rabbithole.runs.database_lost import database_lost_error
 from rabbithole.runs.graph_inputs import graph_config, interrupt_of, research_context
 from rabbithole.runs.graph_inputs import graph_input as graph_input_of
 from rabbithole.runs.lifecycle import Change, RunLifecycle
+from rabbithole.runs.live_calls import LiveCalls, checkpoint_calls
 from rabbithole.runs.store import RunOrigin, RunRecord, RunStore
 from rabbithole.runs.unsaved_status import UnsavedStatuses
 
@@ -72,7 +72,7 @@ class RunStart:
     context: ResearchContext
     config: dict[str, Any]
     graph_input: Any = None
-    llm_calls: dict[str, int] = field(default_factory=dict)  # the checkpoint's count so far
+    llm_calls: LiveCalls = field(default_factory=LiveCalls)  # the checkpoint's count so far
     finished: bool = False  # the graph finished, but the process stopped before the store recorded it
 
 
@@ -88,9 +88,9 @@ class ResearchRunner:
         self._graphs: dict[str, Any] = {}
         self._graph_lock = asyncio.Lock()
         # LLM calls so far of the runs this runner executes now: the checkpoint's count when the run
-        # (re)started plus what the run graph's steps reported since, so ``view`` of a running run needs
-        # no checkpoint read
-        self._live_calls: dict[str, dict[str, int]] = {}
+        # (re)started plus what the graph's steps (subgraphs' included) reported since, so ``view`` of a
+        # running run needs no checkpoint read
+        self._live_calls: dict[str, LiveCalls] = {}
         # final statuses the store could not take yet (a full disk): shown by ``view``, written later
         self.unsaved = UnsavedStatuses(self.store)
 
@@ -187,7 +187,7 @@ class ResearchRunner:
         graph = await self.graph(record.mode)
         context = self.context(record)
         config = self.config(run_id, context)
-        snapshot = await graph.aget_state(config)
+        snapshot = await graph.aget_state(config, subgraphs=True)
         pending = interrupt_of(snapshot)
         if not snapshot.values and not snapshot.next:
             if resume is not None:
@@ -208,8 +208,7 @@ class ResearchRunner:
             if resume is not None:
                 raise RunStateError(f"run {run_id} does not wait for input")
             graph_input = None  # continue from the last checkpoint
-        calls = dict((snapshot.values or {}).get("llm_calls") or {})
-        return RunStart(record, graph, context, config, graph_input, calls)
+        return RunStart(record, graph, context, config, graph_input, checkpoint_calls(snapshot))
 
     async def execute(
         self, start: RunStart, *, on_event: EventSink | None = None, on_cancel: RunStatus | None = "cancelled"
@@ -218,7 +217,7 @@ class ResearchRunner:
         once, in ``error`` (``_fail``); a cancelled run ends in ``on_cancel`` (None: left to the caller)."""
         run_id = start.record.id
         life = self.lifecycle(on_event)
-        self._live_calls[run_id] = dict(start.llm_calls)
+        self._live_calls[run_id] = start.llm_calls
         try:
             if not start.finished:
                 await life.transition(run_id, "running", error=None)
@@ -239,14 +238,11 @@ class ResearchRunner:
             start.graph_input,
             start.config,
             context=start.context,
-            stream_mode=["custom", "updates"],
+            stream_mode=["custom", "tasks"],
             subgraphs=True,
         ):
-            if mode == "updates" and not namespace and isinstance(chunk, dict):
-                for update in chunk.values():  # a step of the run graph: its calls, subgraphs' included
-                    if isinstance(update, dict) and isinstance(update.get("llm_calls"), dict):
-                        merged = merge_counts(self._live_calls.get(run_id), update["llm_calls"])
-                        self._live_calls[run_id] = merged
+            if mode == "tasks":  # a step of the run graph or of a subgraph: its calls
+                start.llm_calls.task_finished(tuple(namespace), chunk)
             elif mode == "custom" and isinstance(chunk, dict):
                 if chunk.get("type") == "phase":
                     await life.phase(run_id, chunk)
@@ -294,11 +290,10 @@ class ResearchRunner:
             return RunView(record, result=record.result)
         live = self._live_calls.get(run_id)
         if live is not None and record.status == "running":  # executing here: no interrupt pending
-            return RunView(record, llm_calls=dict(live))
+            return RunView(record, llm_calls=live.total())
         graph = await self.graph(record.mode)
-        snapshot = await graph.aget_state({"configurable": {"thread_id": run_id}})
-        calls = dict((snapshot.values or {}).get("llm_calls") or {})
-        return RunView(record, interrupt=interrupt_of(snapshot), llm_calls=calls)
+        snapshot = await graph.aget_state({"configurable": {"thread_id": run_id}}, subgraphs=True)
+        return RunView(record, interrupt=interrupt_of(snapshot), llm_calls=checkpoint_calls(snapshot).total())
 
 
 def resume_advice(record: RunRecord) -> str:
