@@ -360,6 +360,28 @@ export const en = {
   "registry.synonymsOf": "Synonyms of {file}",
   "registry.save": "Save registry",
   "registry.saved": "Registry saved.",
+  // run page (issue 26: report first, terminal states, live status, focus)
+  "run.phaseWaiting": "waiting for you",
+  "run.phaseCancelled": "cancelled",
+  "run.phaseFailed": "failed",
+  "run.phaseNotStarted": "not started",
+  "run.phaseSkipped": "skipped",
+  "task.cancelled": "cancelled",
+  "task.failed": "failed",
+  "task.stopped": "stopped",
+  "task.notStarted": "not started",
+  "run.views": "Views of the run",
+  "run.tabReport": "Report",
+  "run.tabHow": "How it was researched",
+  "run.showQuestion": "Show the whole question",
+  "run.hideQuestion": "Show less of the question",
+  "run.clarificationRounds": "Clarification ({n} rounds)",
+  "run.referencesFollowed": "References followed ({n})",
+  "run.announcePhase": "Phase: {phase}",
+  "run.announceQuestions": "New questions, round {round}: {questions}",
+  "run.announcePlan": "The research plan is ready for your review.",
+  "run.announceOutline": "The report outline is ready for your review.",
+  "run.announceEnd": "The run ended: {status}.",
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -5,6 +5,7 @@ import { AddItem, ItemActions, ItemFields } from "./EditableListControls";
 import { draftOfOutline, outlineApproval, outlineFeedback, type DraftSection } from "./outlineEdits";
 import { SectionQuestions } from "./SectionQuestions";
 import { useEditableList } from "./useEditableList";
+import { useFocusOnMount } from "./useFocusOnMount";
 
 let added = 0;
 
@@ -25,6 +26,7 @@ export function OutlineForm({
   pending: boolean;
 }) {
   const { t } = useI18n();
+  const heading = useFocusOnMount<HTMLHeadingElement>();
   const list = useEditableList<DraftSection>(() => draftOfOutline(interrupt.sections));
   const draft = list.items;
   const [feedback, setFeedback] = useState("");
@@ -52,7 +54,7 @@ export function OutlineForm({
 
   return (
     <section className="panel" data-testid="outline-form" aria-labelledby="outline-title">
-      <h2 id="outline-title">{t("outline.title")}</h2>
+      <h2 id="outline-title" tabIndex={-1} ref={heading}>{t("outline.title")}</h2>
       <p>
         <strong>{interrupt.title}</strong>
       </p>

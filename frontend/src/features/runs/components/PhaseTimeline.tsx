@@ -1,30 +1,35 @@
 import { useI18n } from "../../../shared/i18n/i18n";
 import type { MessageKey } from "../../../shared/i18n/en";
 import { formatDuration } from "../../../shared/ui/format";
-import { PHASES, REPORT_PHASES, type PhaseSpan, type RunView } from "../events/types";
+import { phaseRows, type PhaseShownState } from "../events/shownStates";
+import type { RunView } from "../events/types";
 
-function spanOf(phases: PhaseSpan[], phase: string): PhaseSpan | undefined {
-  return [...phases].reverse().find((s) => s.phase === phase);
-}
+const STATE_LABELS: Record<PhaseShownState, MessageKey | null> = {
+  current: "run.phaseRunning",
+  waiting: "run.phaseWaiting",
+  done: "run.phaseDone",
+  todo: null,
+  cancelled: "run.phaseCancelled",
+  failed: "run.phaseFailed",
+  notStarted: "run.phaseNotStarted",
+  skipped: "run.phaseSkipped",
+};
 
-/** The run's phases in order: done, current (live) or still to come, with how long each took. */
+/** The run's phases in order: done, current (live), waiting for the user (its timer stopped), still to come,
+ * or, once the run has ended, where it stopped and what it never reached; with each phase's own time. */
 export function PhaseTimeline({ view, now }: { view: RunView; now: number }) {
   const { t } = useI18n();
-  const report = view.phases.some((s) => s.phase !== "done" && (REPORT_PHASES as readonly string[]).includes(s.phase));
-  const visible = (report ? REPORT_PHASES : PHASES).filter((p) => p !== "done");
   return (
     <ol className="timeline" data-testid="run-phase" aria-label={t("run.phases")}>
-      {visible.map((phase) => {
-        const span = spanOf(view.phases, phase);
-        const current = view.phase === phase && !view.terminal && span?.endedAt === null;
-        const state = current ? "current" : span ? "done" : "todo";
-        const ms = span ? (span.endedAt ? Date.parse(span.endedAt) : now) - Date.parse(span.startedAt) : 0;
+      {phaseRows(view, now).map(({ phase, state, ms }) => {
+        const label = STATE_LABELS[state];
+        const live = state === "current" || state === "waiting";
         return (
-          <li key={phase} className={`phase phase-${state}`} aria-current={current ? "step" : undefined}>
+          <li key={phase} className={`phase phase-${state}`} data-state={state} aria-current={live ? "step" : undefined}>
             <span className="phase-name">{t(`phase.${phase}` as MessageKey)}</span>
             <span className="phase-state">
-              {state === "current" ? t("run.phaseRunning") : state === "done" ? t("run.phaseDone") : ""}
-              {span && ` · ${formatDuration(ms)}`}
+              {label ? t(label) : ""}
+              {ms !== null && ` · ${formatDuration(ms)}`}
             </span>
           </li>
         );

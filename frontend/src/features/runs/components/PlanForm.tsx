@@ -4,6 +4,7 @@ import type { PlanInterrupt, ResumeBody } from "../events/types";
 import { AddItem, ItemActions, ItemFields } from "./EditableListControls";
 import { draftOf, planAnswer, type DraftTask } from "./planEdits";
 import { useEditableList } from "./useEditableList";
+import { useFocusOnMount } from "./useFocusOnMount";
 
 let added = 0;
 
@@ -22,6 +23,7 @@ export function PlanForm({
   pending: boolean;
 }) {
   const { t } = useI18n();
+  const heading = useFocusOnMount<HTMLHeadingElement>();
   const list = useEditableList<DraftTask>(() => draftOf(interrupt.tasks));
   const draft = list.items;
   const add = (title: string) => {
@@ -37,7 +39,7 @@ export function PlanForm({
 
   return (
     <section className="panel" data-testid="plan-form" aria-labelledby="plan-title">
-      <h2 id="plan-title">{t("plan.title")}</h2>
+      <h2 id="plan-title" tabIndex={-1} ref={heading}>{t("plan.title")}</h2>
       <p className="muted">{t("plan.help", { limit: interrupt.limit })}</p>
       {interrupt.error && (
         <p role="alert" className="alert alert-warning">

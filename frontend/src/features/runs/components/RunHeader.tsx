@@ -1,8 +1,10 @@
+import type { ReactNode } from "react";
 import type { RunDetail } from "../../../api/generated/types.gen";
 import type { MessageKey } from "../../../shared/i18n/en";
 import { useI18n } from "../../../shared/i18n/i18n";
 import { formatDuration } from "../../../shared/ui/format";
 import type { RunView } from "../events/types";
+import { RunQuestion } from "./RunQuestion";
 import { StatusBadge } from "./StatusBadge";
 
 const MODE_LABELS: Record<RunDetail["mode"], MessageKey> = {
@@ -17,7 +19,8 @@ export function isActive(status: string | null | undefined): boolean {
   return status !== null && status !== undefined && ACTIVE.has(status);
 }
 
-/** The run's question, status, elapsed time, LLM calls so far, and cancel / retry. */
+/** The run's question (clamped, the whole on demand), status, elapsed time, LLM calls so far, cancel /
+ * retry / delete, and ``views`` (a finished run's tabs) below them. */
 export function RunHeader({
   detail,
   view,
@@ -26,6 +29,7 @@ export function RunHeader({
   onRetry,
   onDelete,
   busy,
+  views,
 }: {
   detail: RunDetail;
   view: RunView;
@@ -35,6 +39,7 @@ export function RunHeader({
   onRetry: (() => void) | null;
   onDelete: () => void;
   busy: boolean;
+  views?: ReactNode;
 }) {
   const { t, formatDate } = useI18n();
   const status = view.status ?? detail.run.status;
@@ -43,7 +48,7 @@ export function RunHeader({
   const calls = Object.values(detail.llm_calls).reduce((a, b) => a + b, 0);
   return (
     <header className="run-header">
-      <h1>{detail.run.question}</h1>
+      <RunQuestion question={detail.run.question} />
       <div className="run-meta">
         <StatusBadge status={status} />
         <span>
@@ -82,6 +87,7 @@ export function RunHeader({
           {t("run.delete")}
         </button>
       </div>
+      {views}
     </header>
   );
 }

@@ -1,8 +1,6 @@
-import { useQueryClient } from "@tanstack/react-query";
-import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { lazy, Suspense, useEffect, useMemo, useRef, useState } from "react";
 import { useNavigate, useParams, useSearchParams } from "react-router";
 import { ApiError } from "../../../shared/api/errors";
-import { queryKeys } from "../../../shared/api/queryKeys";
 import { useI18n } from "../../../shared/i18n/i18n";
 import { ErrorAlert } from "../../../shared/ui/ErrorAlert";
 import { HealthBanner } from "../../health/components/HealthBanner";
@@ -11,54 +9,20 @@ import { useDeleteRun } from "../api/useDeleteRun";
 import { useResumeRun } from "../api/useResumeRun";
 import { useRun } from "../api/useRun";
 import { useRunEvents } from "../api/useRunEvents";
-import type { ResumeBody, RunEvent } from "../events/types";
+import type { ResumeBody } from "../events/types";
 import { ClarificationPanel } from "./ClarificationPanel";
 import { DraftReport } from "./DraftReport";
-import { PhaseTimeline } from "./PhaseTimeline";
 import { OutlineForm } from "./OutlineForm";
 import { PlanForm } from "./PlanForm";
-import { ReferenceGraph } from "./ReferenceGraph";
+import { RunAnnouncer } from "./RunAnnouncer";
 import { isActive, RunHeader } from "./RunHeader";
-import { SectionCards } from "./SectionCards";
-import { TodoList } from "./TodoList";
+import { Collapsed, RunProgress } from "./RunProgress";
+import { useCitationFocus, useNow, usePolledDetail, useThrottledRefresh } from "./runPageHooks";
+import { TabList, TabPanel } from "./ViewTabs";
 
 const CitationViewer = lazy(() => import("../../viewer/components/CitationViewer"));
 // The Markdown renderer is loaded with the first report shown.
 const ReportView = lazy(() => import("../../report/components/ReportView"));
-
-/** Refreshes the run's detail (LLM calls, todo) at most every `ms` while events arrive. */
-function useThrottledRefresh(runId: string, ms: number) {
-  const queryClient = useQueryClient();
-  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
-  useEffect(() => () => {
-    if (timer.current) clearTimeout(timer.current);
-  }, []);
-  return useCallback(
-    (event: RunEvent) => {
-      const urgent = event.type === "status" || event.type === "done" || event.type === "error" || event.type === "report";
-      if (urgent) {
-        void queryClient.invalidateQueries({ queryKey: queryKeys.run(runId) });
-        return;
-      }
-      if (timer.current) return;
-      timer.current = setTimeout(() => {
-        timer.current = null;
-        void queryClient.invalidateQueries({ queryKey: queryKeys.run(runId) });
-      }, ms);
-    },
-    [queryClient, runId, ms],
-  );
-}
-
-function useNow(active: boolean): number {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    if (!active) return;
-    const id = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(id);
-  }, [active]);
-  return now;
-}
 
 function RunView({ runId }: { runId: string }) {
   const { t } = useI18n();
@@ -88,8 +52,11 @@ function RunView({ runId }: { runId: string }) {
   const stopped = status === "cancelled" || status === "error";
   const pendingOnServer = (detail.data?.interrupt ?? null) as typeof view.interrupt;
   const interrupt = view.lastSeq > 0 && !stopped ? view.interrupt : pendingOnServer;
-  const cite = Number(params.get("cite") ?? "");
-  const openCitation = (n: number | null) =>
+  const citeParam = params.get("cite");
+  const cite = citeParam === null ? null : Number(citeParam);
+  const rememberOpener = useCitationFocus(cite);
+  const openCitation = (n: number | null) => {
+    if (n !== null) rememberOpener();
     setParams(
       (p) => {
         const next = new URLSearchParams(p);
@@ -99,14 +66,64 @@ function RunView({ runId }: { runId: string }) {
       },
       { replace: false },
     );
+  };
   // Web sources have no PDF page: the report links them to their page instead of opening the viewer.
   const source = useMemo(
     () => report?.sources?.find((s) => s.n === cite && s.kind !== "web") ?? null,
     [report, cite],
   );
+  usePolledDetail(runId, status === "running", 3000);
+  const [tab, setTab] = useState<"report" | "how">("report");
+  const clarificationBox = useRef<HTMLDivElement>(null);
+  const round = interrupt?.kind === "clarification" ? interrupt.round : null;
+  useEffect(() => {
+    // a new round of questions: the focus goes to its answer
+    if (round !== null) clarificationBox.current?.querySelector<HTMLElement>("textarea, input")?.focus();
+  }, [round]);
 
   if (detail.error) return <ErrorAlert error={detail.error} title={t("run.notFound")} />;
   if (!detail.data) return <p>{t("common.loading")}</p>;
+
+  // A finished run opens on its report; the way there is one tab away.
+  const finished = report !== null && Boolean(report.report_markdown) && status === "done";
+  const shownTab = finished && cite === null ? tab : "report";
+  const clarifying = interrupt?.kind === "clarification" || view.phase === "clarify";
+  const clarification = (
+    <div ref={clarificationBox}>
+      <ClarificationPanel
+        key={interrupt?.kind === "clarification" ? `round-${interrupt.round}` : "none"}
+        interrupt={interrupt?.kind === "clarification" ? interrupt : null}
+        history={view.clarifications}
+        onAnswer={answer}
+        pending={resume.isPending}
+      />
+    </div>
+  );
+  const pastClarification = view.clarifications.length > 0 && (
+    <Collapsed summary={t("run.clarificationRounds", { n: view.clarifications.length })} testId="run-clarification-history">
+      {clarification}
+    </Collapsed>
+  );
+  const forms = (
+    <>
+      {interrupt?.kind === "plan" && (
+        <PlanForm key={`plan-${interrupt.error ?? ""}-${interrupt.tasks.map((task) => task.id).join(",")}`} interrupt={interrupt} onSubmit={answer} pending={resume.isPending} />
+      )}
+      {interrupt?.kind === "outline" && (
+        <OutlineForm
+          key={`outline-${interrupt.round}-${interrupt.error ?? ""}-${interrupt.sections.map((s) => s.id).join(",")}`}
+          interrupt={interrupt}
+          onSubmit={answer}
+          pending={resume.isPending}
+        />
+      )}
+    </>
+  );
+  const reportView = report && report.report_markdown && (
+    <Suspense fallback={<p>{t("common.loading")}</p>}>
+      <ReportView runId={runId} result={report} onCite={openCitation} active={cite} />
+    </Suspense>
+  );
 
   return (
     <div className={source ? "run-layout with-viewer" : "run-layout"}>
@@ -119,13 +136,26 @@ function RunView({ runId }: { runId: string }) {
           onDelete={() => remove.mutate(runId, { onSuccess: () => navigate("/runs") })}
           onCancel={() => cancel.mutate()}
           onRetry={interrupt === null ? () => answer({}) : null}
+          views={
+            finished && (
+              <TabList
+                label={t("run.views")}
+                tabs={[
+                  { key: "report", label: t("run.tabReport") },
+                  { key: "how", label: t("run.tabHow") },
+                ]}
+                selected={shownTab}
+                onSelect={setTab}
+              />
+            )
+          }
         />
+        <RunAnnouncer view={view} interrupt={interrupt} />
         <p className="muted small" aria-live="polite">
           {state === "reconnecting" ? t("run.reconnecting") : state === "connecting" ? t("run.connecting") : ""}
         </p>
         <ErrorAlert error={cancel.error ?? resume.error ?? remove.error} />
         {stopped && interrupt !== null && <p className="alert alert-info">{t("run.answerToContinue")}</p>}
-        <PhaseTimeline view={view} now={now} />
         {view.error && (
           <div role="alert" className="alert alert-error" data-testid="run-error">
             <strong>{t("run.failed")}</strong>
@@ -140,42 +170,21 @@ function RunView({ runId }: { runId: string }) {
             <p>{view.assessment.reason}</p>
           </div>
         )}
-        <ClarificationPanel
-          key={interrupt?.kind === "clarification" ? `round-${interrupt.round}` : "none"}
-          interrupt={interrupt?.kind === "clarification" ? interrupt : null}
-          history={view.clarifications}
-          onAnswer={answer}
-          pending={resume.isPending}
-        />
-        {interrupt?.kind === "plan" && (
-          <PlanForm key={`plan-${interrupt.error ?? ""}-${interrupt.tasks.map((task) => task.id).join(",")}`} interrupt={interrupt} onSubmit={answer} pending={resume.isPending} />
-        )}
-        {interrupt?.kind === "outline" && (
-          <OutlineForm
-            key={`outline-${interrupt.round}-${interrupt.error ?? ""}-${interrupt.sections.map((s) => s.id).join(",")}`}
-            interrupt={interrupt}
-            onSubmit={answer}
-            pending={resume.isPending}
-          />
-        )}
-        <SectionCards sections={view.sections} />
-        <TodoList view={view} />
-        <ReferenceGraph references={view.references} />
-        {view.warnings.length > 0 && (
-          <details className="panel">
-            <summary>{t("run.warnings", { n: view.warnings.length })}</summary>
-            <ul>
-              {view.warnings.map((w, i) => (
-                <li key={i}>{w}</li>
-              ))}
-            </ul>
-          </details>
-        )}
-        {!report && <DraftReport drafts={view.drafts} active={isActive(status)} />}
-        {report && report.report_markdown && (
-          <Suspense fallback={<p>{t("common.loading")}</p>}>
-            <ReportView runId={runId} result={report} onCite={openCitation} active={cite} />
-          </Suspense>
+        {finished ? (
+          <>
+            <TabPanel tab="report" selected={shownTab === "report"}>
+              {reportView}
+            </TabPanel>
+            <TabPanel tab="how" selected={shownTab === "how"}>
+              <RunProgress view={view} now={now} clarification={view.clarifications.length > 0 && clarification} />
+            </TabPanel>
+          </>
+        ) : (
+          <>
+            <RunProgress view={view} now={now} clarification={clarifying ? clarification : pastClarification} forms={forms} />
+            {!report && <DraftReport drafts={view.drafts} active={isActive(status)} />}
+            {reportView}
+          </>
         )}
       </div>
       {source && (

@@ -1,10 +1,23 @@
 import { useI18n } from "../../../shared/i18n/i18n";
 import type { MessageKey } from "../../../shared/i18n/en";
+import { taskShownState, type TaskShownState } from "../events/shownStates";
 import type { RunView } from "../events/types";
 
 const STEPS = ["searching", "searched", "following_references", "followed_references", "extracting", "summarizing", "done"];
 
-/** The approved plan's tasks, the ones being dug marked current, each with its latest step and figures. */
+const STATE_LABELS: Record<TaskShownState, MessageKey> = {
+  pending: "task.pending",
+  running: "task.running",
+  done: "task.done",
+  error: "task.error",
+  cancelled: "task.cancelled",
+  failed: "task.failed",
+  stopped: "task.stopped",
+  notStarted: "task.notStarted",
+};
+
+/** The approved plan's tasks as a compact list: each with its state (once the run has ended, how it ended
+ * for the task), the running ones with their progress and latest step. */
 export function TodoList({ view }: { view: RunView }) {
   const { t } = useI18n();
   if (view.todo.length === 0) return null;
@@ -16,21 +29,24 @@ export function TodoList({ view }: { view: RunView }) {
       </h2>
       <ol className="todo">
         {view.todo.map((task) => {
+          const state = taskShownState(task, view);
           const progress = view.progress[task.id];
           const stepIndex = progress ? STEPS.indexOf(progress.step) : -1;
-          const fraction = task.state === "done" ? 1 : stepIndex < 0 ? 0 : (stepIndex + 1) / STEPS.length;
+          const fraction = stepIndex < 0 ? 0 : (stepIndex + 1) / STEPS.length;
           return (
-            <li key={task.id} className={`task task-${task.state}`} aria-current={task.state === "running" ? "step" : undefined}>
+            <li key={task.id} className={`task task-${state}`} data-state={state} aria-current={state === "running" ? "step" : undefined}>
               <div className="task-head">
                 <span className="task-title">{task.title}</span>
-                <span className={`badge state-${task.state}`}>{t(`task.${task.state}` as MessageKey)}</span>
+                <span className={`badge state-${state}`}>{t(STATE_LABELS[state])}</span>
               </div>
-              <progress
-                max={100}
-                value={Math.round(fraction * 100)}
-                aria-label={t("todo.progressOf", { title: task.title })}
-              />
-              {progress && (
+              {state === "running" && (
+                <progress
+                  max={100}
+                  value={Math.round(fraction * 100)}
+                  aria-label={t("todo.progressOf", { title: task.title })}
+                />
+              )}
+              {progress && (state === "running" || state === "done") && (
                 <p className="task-step muted">
                   {STEPS.includes(progress.step) ? t(`step.${progress.step}` as MessageKey) : progress.step}
                   {progress.passages !== undefined && ` · ${t("todo.passages", { n: progress.passages })}`}

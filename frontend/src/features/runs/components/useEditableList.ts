@@ -35,7 +35,11 @@ export function useEditableList<T extends Keyed>(initial: () => T[]) {
   const inputs = useRef(new Map<string, HTMLInputElement>());
 
   useEffect(() => {
-    if (focusKey !== null) inputs.current.get(focusKey)?.focus();
+    if (focusKey === null) return;
+    const input = inputs.current.get(focusKey);
+    input?.focus();
+    // the focused input keeps the focus as its item moves, and focus() does not scroll then: keep it in view
+    input?.closest("li")?.scrollIntoView?.({ block: "nearest" });
   }, [focusKey, items]);
 
   const update = (key: string, patch: Partial<T>) =>

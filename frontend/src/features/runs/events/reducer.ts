@@ -40,6 +40,7 @@ export const EMPTY_VIEW: RunView = {
   report: null,
   error: null,
   terminal: false,
+  waitingSince: null,
   startedAt: null,
   updatedAt: null,
 };
@@ -69,17 +70,35 @@ function asNumber(value: unknown): number | undefined {
   return typeof value === "number" && Number.isFinite(value) ? value : undefined;
 }
 
+/** The view with the open phase's wait for the user ended at ``at`` (its time added to the span's
+ * ``waitedMs``); unchanged while the run does not wait. */
+function endWait(view: RunView, at: string): RunView {
+  if (view.waitingSince === null) return view;
+  const waited = Math.max(0, Date.parse(at) - Date.parse(view.waitingSince));
+  const phases = view.phases.map((span) => (span.endedAt === null ? { ...span, waitedMs: span.waitedMs + waited } : span));
+  return { ...view, phases, waitingSince: null };
+}
+
+function startWait(view: RunView, at: string): RunView {
+  return view.waitingSince === null ? { ...view, waitingSince: at } : view;
+}
+
+/** The view in ``phase`` from ``at``: a new span, unless the phase's span is still open (a run that goes on
+ * in the phase it stopped in, after a retry or an answer, opens a new span of it). */
 function withPhase(view: RunView, phase: Phase, at: string): RunView {
-  if (view.phase === phase) return view;
-  const phases = view.phases.map((span) => (span.endedAt === null ? { ...span, endedAt: at } : span));
+  const open = view.phases.some((span) => span.endedAt === null);
+  if (view.phase === phase && (open || phase === "done" || view.terminal)) return view;
+  const settled = endWait(view, at);
+  const phases = settled.phases.map((span) => (span.endedAt === null ? { ...span, endedAt: at } : span));
   const ended = phase === "done";
-  phases.push({ phase, startedAt: at, endedAt: ended ? at : null });
-  return { ...view, phase, phases };
+  phases.push({ phase, startedAt: at, endedAt: ended ? at : null, waitedMs: 0 });
+  return { ...settled, phase, phases };
 }
 
 function closePhases(view: RunView, at: string): RunView {
-  if (!view.phases.some((span) => span.endedAt === null)) return view;
-  return { ...view, phases: view.phases.map((s) => (s.endedAt === null ? { ...s, endedAt: at } : s)) };
+  const settled = endWait(view, at);
+  if (!settled.phases.some((span) => span.endedAt === null)) return settled;
+  return { ...settled, phases: settled.phases.map((s) => (s.endedAt === null ? { ...s, endedAt: at } : s)) };
 }
 
 function withTaskState(todo: TodoTask[], taskId: string, state: TaskState): TodoTask[] {
@@ -154,6 +173,7 @@ export function applyEvent(view: RunView, event: RunEvent): RunView {
     case "status": {
       const status = event.status as RunStatus;
       next = { ...next, status };
+      next = status === "waiting_for_input" ? startWait(next, event.created_at) : endWait(next, event.created_at);
       if (status !== "waiting_for_input") next = { ...next, interrupt: null };
       if (status === "running" || status === "queued") next = { ...next, error: null, terminal: false };
       if (status === "error" && typeof event.error === "string") next = { ...next, error: event.error };
@@ -200,7 +220,7 @@ export function applyEvent(view: RunView, event: RunEvent): RunView {
       return { ...next, remediation: Array.isArray(event.issues) ? event.issues.map(String) : [] };
     case "interrupt": {
       const { type: _t, run_id: _r, seq: _s, created_at: _c, ...payload } = event;
-      return { ...next, interrupt: payload as unknown as Interrupt, status: "waiting_for_input" };
+      return startWait({ ...next, interrupt: payload as unknown as Interrupt, status: "waiting_for_input" }, event.created_at);
     }
     case "report":
       // the checked report replaces the drafts

@@ -168,6 +168,8 @@ export interface PhaseSpan {
   phase: Phase;
   startedAt: string;
   endedAt: string | null;
+  /** How long the run waited for the user (an interrupt) during this span: not the phase's own time. */
+  waitedMs: number;
 }
 
 /** What the run page shows, folded from the run's events. */
@@ -195,6 +197,8 @@ export interface RunView {
   error: string | null;
   /** The run ended (done, cancelled or error): its stream closes after this event. */
   terminal: boolean;
+  /** When the run began to wait for the user (its latest interrupt); null while it does not wait. */
+  waitingSince: string | null;
   startedAt: string | null;
   updatedAt: string | null;
 }
