@@ -141,11 +141,13 @@ function RunView({ runId }: { runId: string }) {
           </div>
         )}
         <ClarificationPanel
-          key={interrupt?.kind === "clarification" ? `round-${interrupt.round}` : "none"}
           interrupt={interrupt?.kind === "clarification" ? interrupt : null}
           history={view.clarifications}
+          activity={view.clarifyActivity}
+          clarifying={view.phase === "clarify" && isActive(status)}
           onAnswer={answer}
           pending={resume.isPending}
+          failed={resume.isError}
         />
         {interrupt?.kind === "plan" && (
           <PlanForm key={`plan-${interrupt.error ?? ""}-${interrupt.tasks.map((task) => task.id).join(",")}`} interrupt={interrupt} onSubmit={answer} pending={resume.isPending} />
