@@ -122,7 +122,7 @@ export function ActivityTurn({ activity }: { activity: ClarifyActivity }) {
   const { t } = useI18n();
   const searching = activity.step === "searching" && activity.queries > 0;
   return (
-    <li className="turn system activity" data-testid="clarify-activity" data-step={activity.step} aria-busy="true">
+    <li className="turn system activity" data-testid="clarify-activity" data-step={activity.step}>
       <Speaker user={false} />
       <div className="bubble system">
         <p>
