@@ -44,6 +44,11 @@ class Progress:
                 c.print(
                     f"  [green]✓[/] {event['task_id']} {title}: {event['evidence']} findings", highlight=False
                 )
+        elif kind == "clarification_progress":
+            if event["step"] == "searching" and event["queries"] and event["searched"] == event["queries"]:
+                c.print(
+                    f"  searched {event['queries']} queries: {event['passages']} passages", highlight=False
+                )
         elif kind == "draft_section":
             self.draft_section(event)
         elif kind == "warning":

@@ -1,6 +1,7 @@
 """Progress events the graphs emit through LangGraph's stream writer (stream mode "custom").
 
-Every event is a dict with a ``type``: ``phase``, ``clarification``, ``plan``, ``todo``, ``task_progress``,
+Every event is a dict with a ``type``: ``phase``, ``clarification`` (and ``clarification_progress``,
+``clarification_answer``: research/clarify/progress.py), ``plan``, ``todo``, ``task_progress``,
 ``reference_followed``, ``warning``. The runner adds ``interrupt``, ``report``, ``error`` and ``done``.
 """
 

@@ -43,6 +43,8 @@ EVENT_TYPES = (
     "phase",
     "language",
     "clarification",
+    "clarification_progress",
+    "clarification_answer",
     "assessment",
     "plan",
     "todo",

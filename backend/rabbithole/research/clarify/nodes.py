@@ -11,7 +11,7 @@ from langgraph.types import interrupt
 from rabbithole.core.text import unique_texts
 from rabbithole.research import events
 from rabbithole.research.anchor import fallback_anchor, summary_of, user_answers
-from rabbithole.research.clarify import prompts
+from rabbithole.research.clarify import progress, prompts
 from rabbithole.research.clarify.schemas import AnchorDraft, ClarifyAnalysis, ClarifyQueries
 from rabbithole.research.clarify.state import ClarifyState
 from rabbithole.research.context import ResearchContext
@@ -44,6 +44,7 @@ async def make_queries(state: ClarifyState, runtime: Runtime[ResearchContext]) -
     rounds = state.get("rounds", [])
     if not rounds:
         events.phase("clarify")
+    progress.progress(len(rounds) + 1, "planning")
     messages = prompts.queries_prompt(state["question"], rounds, state["language"], state["corpus_language"])
     step = await ask(runtime.context.llm, "clarify_queries", ClarifyQueries, messages)
     answers = user_answers(rounds)
@@ -64,23 +65,29 @@ async def make_queries(state: ClarifyState, runtime: Runtime[ResearchContext]) -
 
 
 async def search(state: ClarifyState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
-    """I/O: hybrid search of every query; dedup ratio = share of hits already returned (earlier in this
-    round or in an earlier round)."""
+    """I/O: hybrid search of every query, one after another, each reported (``clarification_progress``);
+    dedup ratio = share of hits already returned (earlier in this round or in an earlier round)."""
     ctx = runtime.context
     k = ctx.settings.clarify_k
-
-    def run() -> list[Any]:
-        return [ctx.searcher.search(q, state["collections"], k=k) for q in state["queries"]]
-
-    hit_lists = await asyncio.to_thread(run)
+    queries = state["queries"]
+    round_number = len(state.get("rounds", [])) + 1
+    progress.progress(round_number, "searching", queries=len(queries))
     seen = set(state.get("seen", []))
+    found: set[str] = set()
+    hit_lists: list[list[Any]] = []
     total = duplicates = 0
-    for hits in hit_lists:
+    for searched, query in enumerate(queries, start=1):
+        hits = await asyncio.to_thread(ctx.searcher.search, query, state["collections"], k=k)
+        hit_lists.append(hits)
         for hit in hits:
             total += 1
             if hit.chunk.id in seen:
                 duplicates += 1
             seen.add(hit.chunk.id)
+            found.add(hit.chunk.id)
+        progress.progress(
+            round_number, "searching", queries=len(queries), searched=searched, passages=len(found)
+        )
     merged = merge_hits(hit_lists)
     shown = [shown_passage(h, SNIPPET_CHARS) for h in merged[:SHOWN_PASSAGES]]
     best = max((h.similarity for h in merged if h.similarity is not None), default=0.0)
@@ -95,6 +102,13 @@ async def search(state: ClarifyState, runtime: Runtime[ResearchContext]) -> dict
 async def analyze(state: ClarifyState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
     """LLM: understanding, coverage, gaps and 2-3 follow-up questions grounded in the passages."""
     rounds = state.get("rounds", [])
+    progress.progress(
+        len(rounds) + 1,
+        "analyzing",
+        queries=len(state["queries"]),
+        searched=len(state["queries"]),
+        passages=len(state["passages"]),
+    )
     messages = prompts.analysis_prompt(state["question"], rounds, state["passages"], state["language"])
     step = await ask(runtime.context.llm, "clarify_analysis", ClarifyAnalysis, messages)
     if step.value is None:
@@ -149,11 +163,13 @@ async def ask_user(state: ClarifyState, runtime: Runtime[ResearchContext]) -> di
             break
         except ValueError as exc:
             payload = payload.model_copy(update={"error": str(exc)})
+    ended = answer.lower() == END
+    progress.answered(current.round, answer, ended)
     answered = current.model_copy(update={"answer": answer})
     return {
         "rounds": [*state.get("rounds", []), answered],
         "current": None,
-        "ended": answer.lower() == END,
+        "ended": ended,
     }
 
 
@@ -171,6 +187,7 @@ async def make_anchor(state: ClarifyState, runtime: Runtime[ResearchContext]) ->
     it (two calls at once, ``research/translation.py``), first among the corpus queries."""
     ctx = runtime.context
     rounds = state.get("rounds", [])
+    progress.progress(max(1, len(rounds)), "anchoring")
     question, language = state["question"], state["language"]
     messages = prompts.anchor_prompt(question, rounds, language, state["corpus_language"])
     translating = ctx.settings.translation_views and state["corpus_language"] != language

@@ -129,7 +129,6 @@ export const de: Record<MessageKey, string> = {
   "run.warnings": "Warnungen ({n})",
 
   "clarify.title": "Rückfragen",
-  "clarify.history": "Frühere Runden ({n})",
   "clarify.round": "Runde {n}",
   "clarify.understanding": "Aktuelles Verständnis",
   "clarify.coverage": "Abdeckung",
@@ -141,7 +140,6 @@ export const de: Record<MessageKey, string> = {
   "clarify.answer": "Antwort",
   "clarify.send": "Antwort senden",
   "clarify.end": "Genug, Recherche starten",
-  "clarify.ended": "(Rückfragen beendet)",
 
   "plan.title": "Rechercheplan",
   "plan.help": "Aufgaben bearbeiten, entfernen, hinzufügen oder umsortieren (höchstens {limit}), dann freigeben.",
@@ -384,4 +382,19 @@ export const de: Record<MessageKey, string> = {
   "run.announcePlan": "Der Rechercheplan liegt Ihnen zur Prüfung vor.",
   "run.announceOutline": "Die Gliederung des Berichts liegt Ihnen zur Prüfung vor.",
   "run.announceEnd": "Der Lauf ist beendet: {status}.",
+
+  "clarifyChat.conversation": "Gesprächsverlauf",
+  "clarifyChat.assistant": "Rabbithole",
+  "clarifyChat.you": "Sie",
+  "clarifyChat.ended": "Genug, Recherche starten.",
+  "clarifyChat.sending": "Wird gesendet…",
+  "clarifyChat.planning": "Formuliere die Suchanfragen für Runde {n}…",
+  "clarifyChat.searching": "Durchsuche Ihre Dokumente: {searched} von {queries} Anfragen, gefundene Passagen: {passages}",
+  "clarifyChat.searchingShort": "Durchsuche Ihre Dokumente…",
+  "clarifyChat.searchProgress": "Durchsuchte Anfragen",
+  "clarifyChat.analyzing": "Lese {passages} Passagen und formuliere die nächsten Fragen…",
+  "clarifyChat.anchoring": "Lege fest, worum es in der Recherche geht…",
+  "clarifyChat.newQuestions": "Runde {n}: neue Fragen ({count})",
+  "clarifyChat.keys": "Enter sendet, Umschalt+Enter beginnt eine neue Zeile.",
+  "clarifyChat.waitForQuestions": "Sie können Ihre Antwort senden, sobald die nächsten Fragen da sind.",
 };

@@ -127,7 +127,6 @@ export const en = {
   "run.warnings": "Warnings ({n})",
 
   "clarify.title": "Clarification",
-  "clarify.history": "Earlier rounds ({n})",
   "clarify.round": "Round {n}",
   "clarify.understanding": "Current understanding",
   "clarify.coverage": "Coverage",
@@ -139,7 +138,6 @@ export const en = {
   "clarify.answer": "Answer",
   "clarify.send": "Send answer",
   "clarify.end": "Enough, start the research",
-  "clarify.ended": "(clarification ended)",
 
   "plan.title": "Research plan",
   "plan.help": "Edit, remove, add or reorder the tasks (at most {limit}), then approve.",
@@ -382,6 +380,21 @@ export const en = {
   "run.announcePlan": "The research plan is ready for your review.",
   "run.announceOutline": "The report outline is ready for your review.",
   "run.announceEnd": "The run ended: {status}.",
+
+  "clarifyChat.conversation": "Conversation",
+  "clarifyChat.assistant": "Rabbithole",
+  "clarifyChat.you": "You",
+  "clarifyChat.ended": "Enough, start the research.",
+  "clarifyChat.sending": "Sending…",
+  "clarifyChat.planning": "Writing the searches for round {n}…",
+  "clarifyChat.searching": "Searching your documents: {searched} of {queries} queries, passages found: {passages}",
+  "clarifyChat.searchingShort": "Searching your documents…",
+  "clarifyChat.searchProgress": "Queries searched",
+  "clarifyChat.analyzing": "Reading {passages} passages and writing the next questions…",
+  "clarifyChat.anchoring": "Fixing what the research is about…",
+  "clarifyChat.newQuestions": "Round {n}: new questions ({count})",
+  "clarifyChat.keys": "Enter sends, Shift+Enter starts a new line.",
+  "clarifyChat.waitForQuestions": "You can send your answer once the next questions are here.",
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -17,6 +17,8 @@ const LISTENED: Record<RunEventType, true> = {
   phase: true,
   language: true,
   clarification: true,
+  clarification_progress: true,
+  clarification_answer: true,
   assessment: true,
   plan: true,
   todo: true,

@@ -1,152 +1,143 @@
-import { useState, type FormEvent } from "react";
+import { useRef, useState } from "react";
 import { useI18n } from "../../../shared/i18n/i18n";
-import { percent } from "../../../shared/ui/format";
-import type { ClarificationInterrupt, ClarificationRound, ResumeBody } from "../events/types";
+import type { ClarificationInterrupt, ClarificationRound, ClarifyActivity, ResumeBody } from "../events/types";
+import { ClarificationComposer } from "./ClarificationComposer";
+import { ActivityTurn, activityText, AnswerTurn, END_CLARIFICATION, QuestionTurn } from "./ClarificationTurns";
 
-export const END_CLARIFICATION = "/end";
+export { END_CLARIFICATION } from "./ClarificationTurns";
 
-function RoundDetails({ round }: { round: ClarificationRound }) {
-  const { t, formatNumber } = useI18n();
-  return (
-    <>
-      <dl className="facts">
-        <dt>{t("clarify.understanding")}</dt>
-        <dd>{round.understanding}</dd>
-        <dt>{t("clarify.coverage")}</dt>
-        <dd>
-          <meter min={0} max={1} value={round.coverage} aria-label={t("clarify.coverage")} /> {percent(round.coverage)}
-        </dd>
-        {round.gaps.length > 0 && (
-          <>
-            <dt>{t("clarify.gaps")}</dt>
-            <dd>
-              <ul>
-                {round.gaps.map((g) => (
-                  <li key={g}>{g}</li>
-                ))}
-              </ul>
-            </dd>
-          </>
-        )}
-      </dl>
-      <details className="corpus">
-        <summary>
-          {t("clarify.corpus", { passages: round.passages.length, queries: round.queries.length })} ·{" "}
-          {t("clarify.dedup", { ratio: percent(round.dedup_ratio) })}
-        </summary>
-        {round.queries.length > 0 && (
-          <>
-            <h4>{t("clarify.queries")}</h4>
-            <ul>
-              {round.queries.map((q) => (
-                <li key={q}>{q}</li>
-              ))}
-            </ul>
-          </>
-        )}
-        <ul className="passages">
-          {round.passages.map((p) => (
-            <li key={p.chunk_id}>
-              <span className="source-line">
-                {p.document}, {t("common.page", { n: p.page })}
-                {p.section ? `, ${p.section}` : ""} · {t("clarify.score", { score: formatNumber(p.score, 2) })}
-              </span>
-              <blockquote>{p.snippet}</blockquote>
-            </li>
-          ))}
-        </ul>
-      </details>
-    </>
-  );
+interface Sent {
+  round: number;
+  answer: string;
+}
+
+function isEnd(answer: string | null | undefined): boolean {
+  return (answer ?? "").trim().toLowerCase() === END_CLARIFICATION;
+}
+
+/** The rounds on record, and the pending one when only the interrupt has it (a stopped run's, read from the
+ * run's detail). */
+function roundsOf(history: ClarificationRound[], interrupt: ClarificationInterrupt | null): ClarificationRound[] {
+  if (!interrupt || history.some((r) => r.round === interrupt.round)) return history;
+  return [...history, interrupt].sort((a, b) => a.round - b.round);
 }
 
 /**
- * The clarification chat: earlier rounds with their answers, the pending round's questions with the current
- * understanding, coverage, gaps and what the corpus returned; an answer box, and a button that ends
- * clarification ("/end") so the research starts.
+ * Clarification as a chat, folded from the run's events (so a reload or a second tab shows the same): each
+ * round's questions with the current understanding, coverage, gaps and what the documents returned; the
+ * user's answers, "enough, start the research" included, as the user's turns; what the system is doing while
+ * the user waits (writing searches, searching the documents query by query, reading the passages, fixing the
+ * research question). New questions and activity are announced politely; the answer field keeps the focus
+ * after sending.
+ *
+ * `activity`: the latest clarification progress (null while waiting for the user or once over);
+ * `clarifying`: the run is active in its clarification phase (the answer field stays between rounds);
+ * `failed`: the last answer could not be sent (it goes back into the answer field).
  */
 export function ClarificationPanel({
   interrupt,
   history,
+  activity,
+  clarifying,
   onAnswer,
   pending,
+  failed,
 }: {
   interrupt: ClarificationInterrupt | null;
   history: ClarificationRound[];
+  activity: ClarifyActivity | null;
+  clarifying: boolean;
   onAnswer: (body: ResumeBody) => void;
   pending: boolean;
+  failed: boolean;
 }) {
   const { t } = useI18n();
   const [answer, setAnswer] = useState("");
-  const earlier = history.filter((r) => r.round !== interrupt?.round);
-  if (!interrupt && earlier.length === 0) return null;
+  const [sent, setSent] = useState<Sent | null>(null);
+  const [failedBefore, setFailedBefore] = useState(failed);
+  const field = useRef<HTMLTextAreaElement>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
 
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
+  if (failed !== failedBefore) {
+    setFailedBefore(failed);
+    if (failed && sent) {
+      if (!isEnd(sent.answer)) setAnswer(sent.answer);
+      setSent(null);
+    }
+  }
+
+  const rounds = roundsOf(history, interrupt);
+  const sending = sent && !rounds.some((r) => r.round === sent.round && r.answer) ? sent : null;
+  const open = interrupt && sending?.round !== interrupt.round ? interrupt : null;
+  const ended = rounds.some((r) => isEnd(r.answer)) || isEnd(sending?.answer);
+  const working = open === null && activity !== null ? activity : null;
+  const composing = rounds.length > 0 && !ended && activity?.step !== "anchoring" && (open !== null || clarifying);
+  if (rounds.length === 0 && working === null && open === null) return null;
+
+  const send = (text: string) => {
+    if (!open || pending) return;
+    setSent({ round: open.round, answer: text });
+    onAnswer({ answer: text });
+  };
+  const sendAnswer = () => {
     const text = answer.trim();
     if (!text) return;
-    onAnswer({ answer: text });
+    send(text);
     setAnswer("");
+    field.current?.focus();
+  };
+  const end = () => {
+    send(END_CLARIFICATION);
+    heading.current?.focus();
   };
 
+  const announcement = open
+    ? t("clarifyChat.newQuestions", { n: open.round, count: open.questions.length })
+    : working
+      ? working.step === "searching"
+        ? t("clarifyChat.searchingShort")
+        : activityText(t, working)
+      : "";
+
   return (
-    <section className="panel" data-testid="clarification" aria-labelledby="clarify-title">
-      <h2 id="clarify-title">{t("clarify.title")}</h2>
-      <ol className="chat" aria-label={t("clarify.history", { n: earlier.length })}>
-        {earlier.map((round) => (
-          <li key={round.round}>
-            <div className="bubble system">
-              <span className="muted small">{t("clarify.round", { n: round.round })}</span>
-              <ul>
-                {round.questions.map((q) => (
-                  <li key={q}>{q}</li>
-                ))}
-              </ul>
-            </div>
-            {round.answer && (
-              <div className="bubble user">{round.answer === END_CLARIFICATION ? t("clarify.ended") : round.answer}</div>
-            )}
-          </li>
+    <section className="panel clarify-chat" data-testid="clarification" aria-labelledby="clarify-title">
+      <h2 id="clarify-title" ref={heading} tabIndex={-1}>
+        {t("clarify.title")}
+      </h2>
+      <ol className="chat" aria-label={t("clarifyChat.conversation")}>
+        {rounds.map((round) => (
+          <RoundTurns key={round.round} round={round} open={open?.round === round.round} />
         ))}
+        {sending && <AnswerTurn answer={sending.answer} sending />}
+        {working && <ActivityTurn activity={working} />}
       </ol>
-      {interrupt && (
-        <div className="round">
-          <h3>{t("clarify.round", { n: interrupt.round })}</h3>
-          <ul className="questions">
-            {interrupt.questions.map((q) => (
-              <li key={q}>{q}</li>
-            ))}
-          </ul>
-          <RoundDetails round={interrupt} />
-          {interrupt.error && (
-            <p role="alert" className="alert alert-warning">
-              {interrupt.error}
-            </p>
-          )}
-          <form onSubmit={submit} className="answer-form">
-            <label htmlFor="clarify-answer">{t("clarify.answer")}</label>
-            <textarea
-              id="clarify-answer"
-              rows={3}
-              maxLength={4000}
-              value={answer}
-              disabled={pending}
-              onChange={(e) => setAnswer(e.target.value)}
-              onKeyDown={(e) => {
-                if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) submit(e);
-              }}
-            />
-            <div className="actions">
-              <button type="submit" className="primary" disabled={pending || !answer.trim()}>
-                {t("clarify.send")}
-              </button>
-              <button type="button" disabled={pending} onClick={() => onAnswer({ answer: END_CLARIFICATION })}>
-                {t("clarify.end")}
-              </button>
-            </div>
-          </form>
-        </div>
+      <p className="visually-hidden" role="status" aria-live="polite" data-testid="clarify-announcement">
+        {announcement}
+      </p>
+      {open?.error && (
+        <p role="alert" className="alert alert-warning">
+          {open.error}
+        </p>
+      )}
+      {composing && (
+        <ClarificationComposer
+          ref={field}
+          value={answer}
+          onChange={setAnswer}
+          canSend={open !== null && !pending}
+          onSend={sendAnswer}
+          onEnd={end}
+        />
       )}
     </section>
+  );
+}
+
+function RoundTurns({ round, open }: { round: ClarificationRound; open: boolean }) {
+  return (
+    <>
+      <QuestionTurn round={round} open={open} />
+      {round.answer && <AnswerTurn answer={round.answer} sending={false} />}
+    </>
   );
 }

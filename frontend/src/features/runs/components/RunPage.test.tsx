@@ -127,9 +127,12 @@ describe("run page", () => {
     expect(again.url).toBe("http://app.test/research/api/runs/r1/events?after=5");
     again.send(6, "status", { status: "running", phase: "clarify" });
     again.send(5, "status", { status: "waiting_for_input", phase: "clarify" }); // a repeat: ignored
-    await waitFor(() => expect(screen.queryByRole("textbox", { name: "Answer" })).toBeNull());
+    // the answer is the user's turn of the chat; the field stays (and keeps the focus) until the phase ends
+    await waitFor(() => expect(screen.getByRole("button", { name: "Send answer" })).toBeDisabled());
+    expect(screen.getByRole("list", { name: "Conversation" })).toHaveTextContent("YouWorkers");
     again.send(7, "phase", { phase: "plan" });
     expect(screen.getByTestId("run-phase").querySelector('[aria-current="step"]')).toHaveTextContent("Plan");
+    expect(screen.queryByRole("textbox", { name: "Answer" })).toBeNull();
   });
 
   it("refused for the access token mid-run: stops, and after the sign-in continues after its last event", async () => {

@@ -91,11 +91,13 @@ function RunView({ runId }: { runId: string }) {
   const clarification = (
     <div ref={clarificationBox}>
       <ClarificationPanel
-        key={interrupt?.kind === "clarification" ? `round-${interrupt.round}` : "none"}
         interrupt={interrupt?.kind === "clarification" ? interrupt : null}
         history={view.clarifications}
+        activity={view.clarifyActivity}
+        clarifying={view.phase === "clarify" && isActive(status)}
         onAnswer={answer}
         pending={resume.isPending}
+        failed={resume.isError}
       />
     </div>
   );

@@ -2,21 +2,8 @@ import { screen } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
 import { renderWithProviders } from "../../../test/render";
-import type { ClarificationInterrupt, PlanInterrupt } from "../events/types";
-import { ClarificationPanel } from "./ClarificationPanel";
+import type { PlanInterrupt } from "../events/types";
 import { PlanForm } from "./PlanForm";
-
-const round: ClarificationInterrupt = {
-  kind: "clarification",
-  round: 2,
-  questions: ["Which group of persons?", "Effective or organ dose?"],
-  understanding: "Dose limits for occupationally exposed persons",
-  coverage: 0.6,
-  gaps: ["apprentices"],
-  queries: ["Grenzwerte beruflich exponierte Personen"],
-  passages: [{ chunk_id: "c9", document: "StrlSchG.pdf", page: 41, section: "§ 78", score: 0.83, snippet: "Der Grenzwert der effektiven Dosis" }],
-  dedup_ratio: 0.2,
-};
 
 const plan: PlanInterrupt = {
   kind: "plan",
@@ -28,39 +15,6 @@ const plan: PlanInterrupt = {
     { id: "t3", title: "Apprentices", description: "", queries: ["q3"] },
   ],
 };
-
-describe("clarification form", () => {
-  it("shows the round (questions, understanding, coverage, gaps, passages) and sends the answer", async () => {
-    const user = userEvent.setup();
-    const onAnswer = vi.fn();
-    renderWithProviders(<ClarificationPanel interrupt={round} history={[]} onAnswer={onAnswer} pending={false} />);
-    expect(screen.getByText("Which group of persons?")).toBeInTheDocument();
-    expect(screen.getByText("Dose limits for occupationally exposed persons")).toBeInTheDocument();
-    expect(screen.getByText("apprentices")).toBeInTheDocument();
-    expect(screen.getByText(/StrlSchG\.pdf, p\. 41, § 78/)).toBeInTheDocument();
-    expect(screen.getByText(/duplicates removed: 20 %/)).toBeInTheDocument();
-    const send = screen.getByRole("button", { name: "Send answer" });
-    expect(send).toBeDisabled();
-    await user.type(screen.getByRole("textbox", { name: "Answer" }), "  Only the effective dose  ");
-    await user.click(send);
-    expect(onAnswer).toHaveBeenCalledExactlyOnceWith({ answer: "Only the effective dose" });
-    expect(screen.getByRole("textbox", { name: "Answer" })).toHaveValue("");
-  });
-
-  it("ends clarification with /end", async () => {
-    const user = userEvent.setup();
-    const onAnswer = vi.fn();
-    renderWithProviders(<ClarificationPanel interrupt={round} history={[]} onAnswer={onAnswer} pending={false} />);
-    await user.click(screen.getByRole("button", { name: "Enough, start the research" }));
-    expect(onAnswer).toHaveBeenCalledExactlyOnceWith({ answer: "/end" });
-  });
-
-  it("speaks German when asked to", () => {
-    renderWithProviders(<ClarificationPanel interrupt={round} history={[]} onAnswer={vi.fn()} pending={false} />, "de");
-    expect(screen.getByRole("textbox", { name: "Antwort" })).toBeInTheDocument();
-    expect(screen.getByRole("button", { name: "Genug, Recherche starten" })).toBeInTheDocument();
-  });
-});
 
 describe("plan form", () => {
   it("approves the plan as proposed with tasks: null", async () => {

@@ -5,6 +5,8 @@ import {
   SECTION_STATES,
   type Assessment,
   type ClarificationRound,
+  type ClarifyActivity,
+  type ClarifyStep,
   type Interrupt,
   type Phase,
   type ReferenceFollowed,
@@ -28,6 +30,7 @@ export const EMPTY_VIEW: RunView = {
   language: null,
   assessment: null,
   clarifications: [],
+  clarifyActivity: null,
   plan: null,
   todo: [],
   sections: [],
@@ -99,6 +102,47 @@ function closePhases(view: RunView, at: string): RunView {
   const settled = endWait(view, at);
   if (!settled.phases.some((span) => span.endedAt === null)) return settled;
   return { ...settled, phases: settled.phases.map((s) => (s.endedAt === null ? { ...s, endedAt: at } : s)) };
+}
+
+const CLARIFY_STEPS: readonly ClarifyStep[] = ["planning", "searching", "analyzing", "anchoring"];
+
+function isClarifyStep(value: unknown): value is ClarifyStep {
+  return typeof value === "string" && (CLARIFY_STEPS as readonly string[]).includes(value);
+}
+
+/** A round of clarification after its `clarification` event: an answer given before stays (the event comes
+ * again when the run resumes, without it). */
+function clarificationOf(view: RunView, event: RunEvent): RunView {
+  const round = event.round as ClarificationRound | undefined;
+  if (!round || typeof round.round !== "number") return view;
+  const before = view.clarifications.find((r) => r.round === round.round);
+  const next: ClarificationRound = { ...round, answer: round.answer ?? before?.answer ?? null };
+  const others = view.clarifications.filter((r) => r.round !== round.round);
+  return { ...view, clarifications: [...others, next].sort((a, b) => a.round - b.round) };
+}
+
+/** The user's answer to a round (`clarification_answer`): recorded on the round; the run works again. */
+function clarificationAnswerOf(view: RunView, event: RunEvent): RunView {
+  const round = asNumber(event.round);
+  const answer = event.answer;
+  if (round === undefined || typeof answer !== "string") return view;
+  const clarifications = view.clarifications.map((r) => (r.round === round ? { ...r, answer } : r));
+  return { ...view, clarifications, clarifyActivity: null };
+}
+
+/** What clarification is doing now (`clarification_progress`). */
+function clarifyActivityOf(view: RunView, event: RunEvent): RunView {
+  const round = asNumber(event.round);
+  const step = event.step;
+  if (round === undefined || !isClarifyStep(step)) return view;
+  const activity: ClarifyActivity = {
+    round,
+    step,
+    queries: asNumber(event.queries) ?? 0,
+    searched: asNumber(event.searched) ?? 0,
+    passages: asNumber(event.passages) ?? 0,
+  };
+  return { ...view, clarifyActivity: activity };
 }
 
 function withTaskState(todo: TodoTask[], taskId: string, state: TaskState): TodoTask[] {
@@ -175,23 +219,26 @@ export function applyEvent(view: RunView, event: RunEvent): RunView {
       next = { ...next, status };
       next = status === "waiting_for_input" ? startWait(next, event.created_at) : endWait(next, event.created_at);
       if (status !== "waiting_for_input") next = { ...next, interrupt: null };
+      if (status !== "running") next = { ...next, clarifyActivity: null };
       if (status === "running" || status === "queued") next = { ...next, error: null, terminal: false };
       if (status === "error" && typeof event.error === "string") next = { ...next, error: event.error };
       if (isPhase(event.phase)) next = withPhase(next, event.phase, event.created_at);
       return next;
     }
     case "phase":
-      return isPhase(event.phase) ? withPhase(next, event.phase, event.created_at) : next;
+      if (!isPhase(event.phase)) return next;
+      if (event.phase !== "clarify") next = { ...next, clarifyActivity: null };
+      return withPhase(next, event.phase, event.created_at);
     case "language":
       return { ...next, language: typeof event.language === "string" ? event.language : null };
     case "assessment":
       return { ...next, assessment: event as unknown as Assessment };
-    case "clarification": {
-      const round = event.round as ClarificationRound | undefined;
-      if (!round || typeof round.round !== "number") return next;
-      const others = next.clarifications.filter((r) => r.round !== round.round);
-      return { ...next, clarifications: [...others, round].sort((a, b) => a.round - b.round) };
-    }
+    case "clarification":
+      return clarificationOf(next, event);
+    case "clarification_answer":
+      return clarificationAnswerOf(next, event);
+    case "clarification_progress":
+      return clarifyActivityOf(next, event);
     case "plan":
       return { ...next, plan: Array.isArray(event.tasks) ? (event.tasks as TaskSpec[]) : [] };
     case "todo":
@@ -220,19 +267,19 @@ export function applyEvent(view: RunView, event: RunEvent): RunView {
       return { ...next, remediation: Array.isArray(event.issues) ? event.issues.map(String) : [] };
     case "interrupt": {
       const { type: _t, run_id: _r, seq: _s, created_at: _c, ...payload } = event;
-      return startWait({ ...next, interrupt: payload as unknown as Interrupt, status: "waiting_for_input" }, event.created_at);
+      return startWait({ ...next, interrupt: payload as unknown as Interrupt, status: "waiting_for_input", clarifyActivity: null }, event.created_at);
     }
     case "report":
       // the checked report replaces the drafts
       return { ...next, report: (event.result as ResearchResult | undefined) ?? null, drafts: [] };
     case "error":
       return closePhases(
-        { ...next, status: "error", error: String(event.message ?? ""), interrupt: null, terminal: true },
+        { ...next, status: "error", error: String(event.message ?? ""), interrupt: null, clarifyActivity: null, terminal: true },
         event.created_at,
       );
     case "done": {
       const status = (event.status as RunStatus | undefined) ?? "done";
-      return closePhases({ ...next, status, interrupt: null, terminal: true }, event.created_at);
+      return closePhases({ ...next, status, interrupt: null, clarifyActivity: null, terminal: true }, event.created_at);
     }
     default:
       return next;

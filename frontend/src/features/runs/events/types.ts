@@ -44,6 +44,37 @@ export interface ClarificationRound {
   answer?: string | null;
 }
 
+/** What clarification does while the user waits: the model writes the round's searches (planning), the
+ * corpus is searched query by query (searching), the model reads what was found and writes the next questions
+ * (analyzing), clarification is over and the model fixes what the research is about (anchoring). */
+export type ClarifyStep = "planning" | "searching" | "analyzing" | "anchoring";
+
+/** A `clarification_progress` event (research/clarify/progress.py ClarificationProgress). */
+export interface ClarificationProgressEvent {
+  type: "clarification_progress";
+  /** The round being prepared (the last round when anchoring). */
+  round: number;
+  step: ClarifyStep;
+  /** The round's search queries (0 while they are written). */
+  queries: number;
+  /** Queries searched so far. */
+  searched: number;
+  /** Searching: distinct passages found so far in the round; analyzing: the passages the model reads. */
+  passages: number;
+}
+
+/** A `clarification_answer` event (research/clarify/progress.py ClarificationAnswered): the user's answer to
+ * a round; `ended`: it was "/end" (enough, start the research). */
+export interface ClarificationAnswerEvent {
+  type: "clarification_answer";
+  round: number;
+  answer: string;
+  ended: boolean;
+}
+
+/** What clarification is doing now, folded from its latest `clarification_progress` event. */
+export type ClarifyActivity = Omit<ClarificationProgressEvent, "type">;
+
 export interface ClarificationInterrupt extends ClarificationRound {
   kind: "clarification";
   error?: string | null;
@@ -180,7 +211,10 @@ export interface RunView {
   phases: PhaseSpan[];
   language: string | null;
   assessment: Assessment | null;
+  /** The rounds in order, each with the user's answer once it is given ("/end": enough, start the research). */
   clarifications: ClarificationRound[];
+  /** What clarification is doing while the user waits; null while it waits for an answer or is over. */
+  clarifyActivity: ClarifyActivity | null;
   plan: TaskSpec[] | null;
   todo: TodoTask[];
   /** Report mode: the sections in the order of their first event (the outline's order once it is known). */
