@@ -238,7 +238,7 @@ export const de: Record<MessageKey, string> = {
   "draft.truncated": "Die Antwort des Modells wurde an seiner Ausgabegrenze abgeschnitten: ihre vollständigen Sätze stehen hier.",
   "draft.empty": "Kein verwertbarer Satz.",
   "draft.checkingSources": "Quellen werden geprüft",
-  "draft.checkingSourcesHint": "Nennt {n} Beleg(e); ihre Quellen werden verlinkt, sobald der Bericht geprüft ist.",
+  "draft.checkingSourcesHint": "Nennt {n} noch nicht geprüfte(n) Beleg(e); eine Quelle wird verlinkt, sobald die Recherche sie geprüft hat.",
   "draft.uncited": "ohne Beleg",
   "report.uncitedHint": "Dieser Satz nennt keinen Beleg.",
   "report.assembledTitle": "Aus den geprüften Befunden zusammengestellt",
@@ -362,4 +362,9 @@ export const de: Record<MessageKey, string> = {
   "registry.synonymsOf": "Synonyme von {file}",
   "registry.save": "Register speichern",
   "registry.saved": "Register gespeichert.",
+
+  // the report streaming in (issue 26, point 3)
+  "draft.cite": "Beleg {n} (Entwurf): zitierte Seite öffnen",
+  "draft.writing": "wird geschrieben",
+  "draft.writingSentence": "(das Modell schreibt diesen Satz)",
 };

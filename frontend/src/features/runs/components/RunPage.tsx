@@ -11,6 +11,7 @@ import { useDeleteRun } from "../api/useDeleteRun";
 import { useResumeRun } from "../api/useResumeRun";
 import { useRun } from "../api/useRun";
 import { useRunEvents } from "../api/useRunEvents";
+import { draftSource } from "../events/drafts";
 import type { ResumeBody, RunEvent } from "../events/types";
 import { ClarificationPanel } from "./ClarificationPanel";
 import { DraftReport } from "./DraftReport";
@@ -89,21 +90,25 @@ function RunView({ runId }: { runId: string }) {
   const pendingOnServer = (detail.data?.interrupt ?? null) as typeof view.interrupt;
   const interrupt = view.lastSeq > 0 && !stopped ? view.interrupt : pendingOnServer;
   const cite = Number(params.get("cite") ?? "");
-  const openCitation = (n: number | null) =>
+  // a citation of the streamed draft: ?evidence=ID (an id the run checked), until the report has its number
+  const evidence = params.get("evidence");
+  const openCitation = (n: number | null, evidenceId: string | null = null) =>
     setParams(
       (p) => {
         const next = new URLSearchParams(p);
-        if (n === null) next.delete("cite");
-        else next.set("cite", String(n));
+        next.delete("cite");
+        next.delete("evidence");
+        if (n !== null) next.set("cite", String(n));
+        if (evidenceId !== null) next.set("evidence", evidenceId);
         return next;
       },
       { replace: false },
     );
   // Web sources have no PDF page: the report links them to their page instead of opening the viewer.
-  const source = useMemo(
-    () => report?.sources?.find((s) => s.n === cite && s.kind !== "web") ?? null,
-    [report, cite],
-  );
+  const source = useMemo(() => {
+    const cited = report?.sources?.find((s) => (evidence ? s.evidence_id === evidence : s.n === cite) && s.kind !== "web");
+    return cited ?? (evidence ? draftSource(view, evidence) : null);
+  }, [report, cite, evidence, view]);
 
   if (detail.error) return <ErrorAlert error={detail.error} title={t("run.notFound")} />;
   if (!detail.data) return <p>{t("common.loading")}</p>;
@@ -171,7 +176,7 @@ function RunView({ runId }: { runId: string }) {
             </ul>
           </details>
         )}
-        {!report && <DraftReport drafts={view.drafts} active={isActive(status)} />}
+        {!report && <DraftReport view={view} active={isActive(status)} onCite={(id) => openCitation(null, id)} />}
         {report && report.report_markdown && (
           <Suspense fallback={<p>{t("common.loading")}</p>}>
             <ReportView runId={runId} result={report} onCite={openCitation} active={cite} />

@@ -18,7 +18,7 @@ import {
   type TaskState,
   type TodoTask,
 } from "./types";
-import { draftOf } from "./drafts";
+import { draftOf, draftTextOf } from "./drafts";
 
 export const EMPTY_VIEW: RunView = {
   lastSeq: 0,
@@ -32,6 +32,8 @@ export const EMPTY_VIEW: RunView = {
   todo: [],
   sections: [],
   drafts: [],
+  streams: [],
+  draftCitations: {},
   progress: {},
   references: [],
   warnings: [],
@@ -182,6 +184,8 @@ export function applyEvent(view: RunView, event: RunEvent): RunView {
       return sectionOf(next, event);
     case "draft_section":
       return draftOf(next, event);
+    case "draft_text":
+      return draftTextOf(next, event);
     case "reference_followed": {
       const item = event as unknown as Omit<ReferenceFollowed, "seq">;
       const followed: ReferenceFollowed = {
@@ -204,7 +208,7 @@ export function applyEvent(view: RunView, event: RunEvent): RunView {
     }
     case "report":
       // the checked report replaces the drafts
-      return { ...next, report: (event.result as ResearchResult | undefined) ?? null, drafts: [] };
+      return { ...next, report: (event.result as ResearchResult | undefined) ?? null, drafts: [], streams: [] };
     case "error":
       return closePhases(
         { ...next, status: "error", error: String(event.message ?? ""), interrupt: null, terminal: true },
