@@ -7,8 +7,9 @@ from typing import Any
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
+
+from rabbithole.cli.draft_terminal import DraftPrinter
 
 END = "/end"
 
@@ -19,6 +20,7 @@ class Progress:
     def __init__(self, console: Console) -> None:
         self.console = console
         self.titles: dict[str, str] = {}
+        self.drafts = DraftPrinter(console)
 
     def __call__(self, event: dict[str, Any]) -> None:
         kind = event.get("type")
@@ -49,21 +51,13 @@ class Progress:
                 c.print(
                     f"  searched {event['queries']} queries: {event['passages']} passages", highlight=False
                 )
+        elif kind == "draft_text":
+            self.drafts.draft_text(event)
         elif kind == "draft_section":
-            self.draft_section(event)
+            self.drafts.draft_section(event)
         elif kind == "warning":
             c.print(f"  [yellow]warning:[/] {event['message']}", highlight=False)
         # an "error" event is not printed: the run raises it next, and the command prints it once as it exits
-
-    def draft_section(self, event: dict[str, Any]) -> None:
-        """A section of the report as the model wrote it (the final report, checked, follows at the end)."""
-        claims = event.get("claims") or []
-        again = " (rewritten)" if event.get("attempt", 1) > 1 else ""
-        cut = ", cut at the output limit" if event.get("truncated") else ""
-        heading = escape(str(event["heading"]))
-        self.console.print(f"  [bold]✎ {heading}[/]{again}: {len(claims)} sentence(s){cut}", highlight=False)
-        for claim in claims:
-            self.console.print(f"    [dim]{escape(str(claim['text']))}[/]", highlight=False)
 
 
 def ask_clarification(console: Console, payload: dict[str, Any]) -> dict[str, str]:

@@ -21,6 +21,7 @@ from langchain_core.messages import AIMessage, BaseMessage, BaseMessageChunk
 from pydantic import BaseModel
 
 from rabbithole.core.config import LLMSettings
+from rabbithole.core.errors import LLMError
 from rabbithole.llm.context import ContextWindow, FitResult
 from rabbithole.llm.failures import FailureKind, classify, domain_error, unavailable_error
 from rabbithole.llm.health import LLMStatus, probe
@@ -281,10 +282,11 @@ class LLMClient:
             return
         raise unavailable_error(failures, provider=self.settings.provider, base_url=self.base_url)
 
-    async def astream(
-        self, messages: MessagesInput, *, keep_last: int = 1, **kwargs: Any
-    ) -> AsyncIterator[str]:
-        """Async ``stream``."""
+    async def _achunks(
+        self, messages: MessagesInput, keep_last: int, kwargs: dict[str, Any]
+    ) -> AsyncIterator[tuple[str, FitResult, BaseMessageChunk]]:
+        """(model, fit, chunk) as the answer is generated. Falls back only before the first chunk; a
+        failure after it is raised as its domain error."""
         fit = self.fit(messages, keep_last=keep_last)
         failures: list[tuple[str, FailureKind, BaseException]] = []
         for model in self._candidates():
@@ -296,20 +298,54 @@ class LLMClient:
             except Exception as exc:
                 self._fail(exc, model, failures)
                 continue
-            last = first
-            if first is not None and first.text:
-                yield first.text
+            if first is None:
+                return
+            yield model, fit, first
             try:
                 async for chunk in chunks:
-                    last = chunk
-                    if chunk.text:
-                        yield chunk.text
+                    yield model, fit, chunk
             except Exception as exc:
                 self._fail(exc, model, None)
-            if last is not None:
-                self._observe(fit, last)
             return
         raise unavailable_error(failures, provider=self.settings.provider, base_url=self.base_url)
+
+    async def astream(
+        self, messages: MessagesInput, *, keep_last: int = 1, **kwargs: Any
+    ) -> AsyncIterator[str]:
+        """Async ``stream``."""
+        last: tuple[FitResult, BaseMessageChunk] | None = None
+        async for _model, fit, chunk in self._achunks(messages, keep_last, kwargs):
+            last = (fit, chunk)
+            if chunk.text:
+                yield chunk.text
+        if last is not None:
+            self._observe(*last)
+
+    async def astream_reply(
+        self,
+        messages: MessagesInput,
+        on_text: Callable[[str], None],
+        *,
+        keep_last: int = 1,
+        **kwargs: Any,
+    ) -> AIMessage:
+        """The whole reply, as ``ainvoke`` returns it, with ``on_text`` called with the answer's text so far
+        as it is generated. A failure after the first chunk raises its domain error (``LLMError``)."""
+        whole: BaseMessageChunk | None = None
+        answered: tuple[str, FitResult] | None = None
+        async for model, fit, chunk in self._achunks(messages, keep_last, kwargs):
+            whole = chunk if whole is None else whole + chunk
+            answered = (model, fit)
+            if chunk.text:
+                on_text(whole.text)
+        if whole is None or answered is None:
+            raise LLMError(f"the model's answer stream from {self.base_url} ended before its first chunk")
+        reply = AIMessage(
+            content=whole.content,
+            response_metadata=dict(whole.response_metadata),
+            usage_metadata=getattr(whole, "usage_metadata", None),
+        )
+        return self._finish(answered[1], reply, answered[0])
 
     # -- structured output -----------------------------------------------------------------
 

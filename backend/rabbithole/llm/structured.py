@@ -22,6 +22,7 @@ import logging
 import re
 import threading
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
@@ -30,7 +31,7 @@ from pydantic import BaseModel, ValidationError
 
 from rabbithole.core.config import LLMSettings
 from rabbithole.core.config.network import SchemaPrompt
-from rabbithole.core.errors import LLMOutputError
+from rabbithole.core.errors import ContextWindowExceededError, LLMError, LLMOutputError
 from rabbithole.llm.context import message_text
 from rabbithole.llm.json_salvage import ends_unterminated, salvage
 from rabbithole.llm.messages import MessagesInput, as_messages
@@ -68,6 +69,8 @@ class StructuredResult(Generic[T]):
     #: tokens of all attempts together (as the replies report them; 0 where they do not)
     prompt_tokens: int = 0
     output_tokens: int = 0
+    #: attempts whose stream failed and that were asked again whole: requests beyond ``attempts``
+    failed_streams: int = 0
 
 
 def extract_json(text: str) -> Any:
@@ -162,6 +165,10 @@ class StructuredClient(Protocol):
 
     async def ainvoke(self, messages: MessagesInput, *, keep_last: int = 1, **kwargs: Any) -> AIMessage: ...
 
+    async def astream_reply(
+        self, messages: MessagesInput, on_text: Callable[[str], None], *, keep_last: int = 1, **kwargs: Any
+    ) -> AIMessage: ...
+
 
 class _Call(NamedTuple):
     """One attempt's request: the messages, how many trailing ones trimming must keep, the call kwargs."""
@@ -183,6 +190,8 @@ class _Attempts(Generic[T]):
         self.max_attempts = 1 + (client.settings.structured_retries if retries is None else retries)
         self.kwargs = client.format_kwargs(schema)
         self.attempt = 0
+        #: attempts whose stream failed and that were asked again whole (each one more request)
+        self.failed_streams = 0
         self.last_error = ""
         self.last_raw = ""
         self.last_at_cap = False
@@ -245,7 +254,15 @@ class _Attempts(Generic[T]):
         self, value: T, model: str, raw: str, *, truncated: bool, dropped: int
     ) -> StructuredResult[T]:
         return StructuredResult(
-            value, model, self.attempt, raw, truncated, dropped, self.prompt_tokens, self.output_tokens
+            value,
+            model,
+            self.attempt,
+            raw,
+            truncated,
+            dropped,
+            self.prompt_tokens,
+            self.output_tokens,
+            self.failed_streams,
         )
 
     def _invalid(self, raw: str, exc: Exception, model: str, *, at_cap: bool, unterminated: bool) -> None:
@@ -267,7 +284,7 @@ class _Attempts(Generic[T]):
         return LLMOutputError(
             f"the model gave no valid {self.schema.__name__} in {self.max_attempts} attempt(s); "
             f"last error: {self.last_error}",
-            attempts=self.max_attempts,
+            attempts=self.max_attempts + self.failed_streams,
             prompt_tokens=self.prompt_tokens,
             output_tokens=self.output_tokens,
         )
@@ -287,12 +304,39 @@ def generate_structured(
 
 
 async def agenerate_structured(
-    client: StructuredClient, schema: type[T], messages: MessagesInput, *, retries: int | None = None
+    client: StructuredClient,
+    schema: type[T],
+    messages: MessagesInput,
+    *,
+    retries: int | None = None,
+    on_text: Callable[[str], None] | None = None,
 ) -> StructuredResult[T]:
-    """Async ``generate_structured``."""
+    """Async ``generate_structured``. ``on_text``: called with each attempt's answer so far as the model
+    writes it (Ollama only: an OpenAI-compatible server's stream reports no token counts); an attempt whose
+    stream fails is asked again without streaming, so streaming never fails a call that the whole answer
+    would not have failed."""
     attempts = _Attempts(client, schema, messages, retries)
+    stream = on_text is not None and client.settings.provider == "ollama"
     while (call := attempts.next_call()) is not None:
-        reply = await client.ainvoke(call.messages, keep_last=call.keep_last, **call.kwargs)
+        reply: AIMessage | None = None
+        if stream and on_text is not None:
+            reply = await _streamed(client, call, on_text)
+            attempts.failed_streams += reply is None
+        if reply is None:
+            reply = await client.ainvoke(call.messages, keep_last=call.keep_last, **call.kwargs)
         if (result := attempts.consume(reply)) is not None:
             return result
     raise attempts.failure()
+
+
+async def _streamed(
+    client: StructuredClient, call: _Call, on_text: Callable[[str], None]
+) -> AIMessage | None:
+    """The attempt's reply streamed, or None when its stream failed (the caller asks again, whole)."""
+    try:
+        return await client.astream_reply(call.messages, on_text, keep_last=call.keep_last, **call.kwargs)
+    except ContextWindowExceededError:
+        raise
+    except LLMError as exc:
+        log.info("streamed structured call failed (%s); asking again without streaming", exc)
+        return None

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Generic, TypeVar
 
@@ -75,7 +76,7 @@ def _answered(kind: str, result: StructuredResult[T], failed: int) -> StepResult
     return StepResult(
         result.value,
         kind,
-        failed + result.attempts,
+        failed + result.attempts + result.failed_streams,
         warnings,
         truncated=result.truncated,
         prompt_tokens=result.prompt_tokens,
@@ -88,12 +89,20 @@ def _too_long(kind: str, exc: ContextWindowExceededError, requests: int) -> Step
     return StepResult(None, kind, requests, [f"{kind}: the prompt did not fit the context window ({exc})"])
 
 
-async def ask(llm: LLMClient, kind: str, schema: type[T], messages: MessagesInput) -> StepResult[T]:
-    """Async structured call; see the module docstring."""
+async def ask(
+    llm: LLMClient,
+    kind: str,
+    schema: type[T],
+    messages: MessagesInput,
+    *,
+    on_text: Callable[[str], None] | None = None,
+) -> StepResult[T]:
+    """Async structured call; see the module docstring. ``on_text``: the answer so far, as the model writes
+    it (``agenerate_structured``)."""
     failed = 0
     while True:
         try:
-            result = await agenerate_structured(llm, schema, messages)
+            result = await agenerate_structured(llm, schema, messages, on_text=on_text)
         except LLMOutputError as exc:
             return _failed(kind, exc, failed, llm.settings)
         except ContextWindowExceededError as exc:

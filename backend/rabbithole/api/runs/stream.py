@@ -52,6 +52,7 @@ EVENT_TYPES = (
     "reference_followed",
     "warning",
     "draft_section",
+    "draft_text",
     "remediation",
     "outline",
     "section",

@@ -28,7 +28,8 @@ class Fault:
       * ``latency``: ``delay_ms`` before answering.
     times: how many matching requests it hits (None: all until reset).
     probability: chance to hit a matching request, drawn from ``random.Random(seed)``.
-    path / model: only requests to this endpoint / for this model match.
+    path / model / schema: only requests to this endpoint / for this model / asking for this schema (its
+    title, e.g. "SectionDraft") match.
     """
 
     kind: FaultKind
@@ -41,6 +42,7 @@ class Fault:
     after_chunks: int = 1
     path: str | None = None
     model: str | None = None
+    schema: str | None = None
     hits: int = 0
     _rng: random.Random = field(default_factory=random.Random, repr=False, compare=False)
 
@@ -64,6 +66,7 @@ class Fault:
             "after_chunks",
             "path",
             "model",
+            "schema",
         }
         unknown = set(data) - allowed
         if unknown:
@@ -79,8 +82,10 @@ class Fault:
     def exhausted(self) -> bool:
         return self.times is not None and self.hits >= self.times
 
-    def matches(self, path: str, model: str | None) -> bool:
+    def matches(self, path: str, model: str | None, schema: str | None = None) -> bool:
         if self.path is not None and self.path != path:
+            return False
+        if self.schema is not None and self.schema != schema:
             return False
         return self.model is None or self.model == model
 

@@ -75,7 +75,7 @@ class FakeOllamaApp:
         record = self.state.record(
             RecordedRequest(request.method, request.url.path, body, str(model) if model else None)
         )
-        faults = self.state.draw_faults(record.path, record.model)
+        faults = self.state.draw_faults(record.path, record.model, record.schema_name)
         record.faults = list(faults.kinds)
         delay = self.state.latency_ms / 1000 + faults.latency_s
         if delay:

@@ -258,13 +258,13 @@ class FakeState:
             self.faults.append(fault)
         return fault
 
-    def draw_faults(self, path: str, model: str | None) -> AppliedFaults:
+    def draw_faults(self, path: str, model: str | None, schema: str | None = None) -> AppliedFaults:
         applied = AppliedFaults()
         if path not in MODEL_PATHS:
             return applied
         with self._lock:
             for fault in self.faults:
-                if fault.matches(path, model) and fault.draw():
+                if fault.matches(path, model, schema) and fault.draw():
                     applied.add(fault)
         return applied
 

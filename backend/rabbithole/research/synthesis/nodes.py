@@ -21,6 +21,7 @@ from rabbithole.research.synthesis import prompts
 from rabbithole.research.synthesis.assembly import assemble_report
 from rabbithole.research.synthesis.attribution import build_result
 from rabbithole.research.synthesis.packing import PackedContext, pack_context
+from rabbithole.research.synthesis.preview import SectionPreview
 from rabbithole.research.synthesis.schemas import QualityJudgement, section_schema
 from rabbithole.research.synthesis.sections import SectionDraft, SectionPlan, plan_sections
 from rabbithole.research.synthesis.state import SectionJob, SynthesisState
@@ -93,8 +94,9 @@ def _section_context(job: SectionJob, ctx: ResearchContext, fixed: list[BaseMess
 async def write_section(state: SectionJob, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
     """LLM: one section's sentences, each citing evidence ids of its task (an enum of the ids shown). A cut
     answer keeps its complete sentences; no valid answer leaves the section unanswered (``assemble``
-    decides what stands in its place). The section is streamed (``draft_section``) as soon as it is
-    written; the report shown at the end is the checked one."""
+    decides what stands in its place). The section is streamed as the model writes it (``draft_text``,
+    ``synthesis.preview``), and sent whole (``draft_section``) as soon as it is written; the report shown at
+    the end is the checked one."""
     ctx = runtime.context
     job = state
     section: SectionPlan = job["section"]
@@ -120,7 +122,15 @@ async def write_section(state: SectionJob, runtime: Runtime[ResearchContext]) ->
             "context window and were left out"
         )
     shown = [e.id for e in packed.evidence] or evidence_ids
-    step = await ask(ctx.llm, "synthesize", section_schema(shown), messages(packed.text))
+    preview = SectionPreview(
+        index=section.index,
+        heading=section.heading,
+        task_id=section.task.task_id,
+        attempt=job["passes"],
+        evidence=section.task.evidence,
+        emit=lambda e: events.emit(e.type, **e.model_dump(mode="json", exclude={"type"})),
+    )
+    step = await ask(ctx.llm, "synthesize", section_schema(shown), messages(packed.text), on_text=preview)
     claims: list[DraftClaim] = []
     if step.value is not None:
         claims = [

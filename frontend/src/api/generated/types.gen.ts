@@ -3460,10 +3460,10 @@ export type RunEventsError = RunEventsErrors[keyof RunEventsErrors];
 
 export type RunEventsResponses = {
     /**
-     * A stream of server-sent events: `id` is the event's number, `event` its type, `data` a JSON object with `type`, `run_id`, `seq`, `created_at` and the event's fields. Types: status, phase, language, clarification, clarification_progress, clarification_answer, assessment, plan, todo, task_progress, reference_followed, warning, draft_section, remediation, outline, section, interrupt, report, error, done.
+     * A stream of server-sent events: `id` is the event's number, `event` its type, `data` a JSON object with `type`, `run_id`, `seq`, `created_at` and the event's fields. Types: status, phase, language, clarification, clarification_progress, clarification_answer, assessment, plan, todo, task_progress, reference_followed, warning, draft_section, draft_text, remediation, outline, section, interrupt, report, error, done.
      */
     200: {
-        event?: 'status' | 'phase' | 'language' | 'clarification' | 'clarification_progress' | 'clarification_answer' | 'assessment' | 'plan' | 'todo' | 'task_progress' | 'reference_followed' | 'warning' | 'draft_section' | 'remediation' | 'outline' | 'section' | 'interrupt' | 'report' | 'error' | 'done';
+        event?: 'status' | 'phase' | 'language' | 'clarification' | 'clarification_progress' | 'clarification_answer' | 'assessment' | 'plan' | 'todo' | 'task_progress' | 'reference_followed' | 'warning' | 'draft_section' | 'draft_text' | 'remediation' | 'outline' | 'section' | 'interrupt' | 'report' | 'error' | 'done';
         id?: string;
         /**
          * A JSON object: the event's fields.

@@ -236,7 +236,7 @@ export const de: Record<MessageKey, string> = {
   "draft.truncated": "Die Antwort des Modells wurde an seiner Ausgabegrenze abgeschnitten: ihre vollständigen Sätze stehen hier.",
   "draft.empty": "Kein verwertbarer Satz.",
   "draft.checkingSources": "Quellen werden geprüft",
-  "draft.checkingSourcesHint": "Nennt {n} Beleg(e); ihre Quellen werden verlinkt, sobald der Bericht geprüft ist.",
+  "draft.checkingSourcesHint": "Nennt {n} noch nicht geprüfte(n) Beleg(e); eine Quelle wird verlinkt, sobald die Recherche sie geprüft hat.",
   "draft.uncited": "ohne Beleg",
   "report.uncitedHint": "Dieser Satz nennt keinen Beleg.",
   "report.assembledTitle": "Aus den geprüften Befunden zusammengestellt",
@@ -397,4 +397,9 @@ export const de: Record<MessageKey, string> = {
   "clarifyChat.newQuestions": "Runde {n}: neue Fragen ({count})",
   "clarifyChat.keys": "Enter sendet, Umschalt+Enter beginnt eine neue Zeile.",
   "clarifyChat.waitForQuestions": "Sie können Ihre Antwort senden, sobald die nächsten Fragen da sind.",
+
+  // the report streaming in (issue 26, point 3)
+  "draft.cite": "Beleg {n} (Entwurf): zitierte Seite öffnen",
+  "draft.writing": "wird geschrieben",
+  "draft.writingSentence": "(das Modell schreibt diesen Satz)",
 };

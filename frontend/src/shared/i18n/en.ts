@@ -234,7 +234,7 @@ export const en = {
   "draft.truncated": "The model's answer was cut off at its output limit: its complete sentences are shown.",
   "draft.empty": "No usable sentence.",
   "draft.checkingSources": "checking sources",
-  "draft.checkingSourcesHint": "Cites {n} piece(s) of evidence; their sources are linked once the report is checked.",
+  "draft.checkingSourcesHint": "Cites {n} piece(s) of evidence not checked yet; a source is linked once the run has checked it.",
   "draft.uncited": "no source",
   "report.uncitedHint": "This sentence cites no evidence.",
   "report.assembledTitle": "Assembled from the verified findings",
@@ -395,6 +395,11 @@ export const en = {
   "clarifyChat.newQuestions": "Round {n}: new questions ({count})",
   "clarifyChat.keys": "Enter sends, Shift+Enter starts a new line.",
   "clarifyChat.waitForQuestions": "You can send your answer once the next questions are here.",
+
+  // the report streaming in (issue 26, point 3)
+  "draft.cite": "Source {n} (draft): open the cited page",
+  "draft.writing": "being written",
+  "draft.writingSentence": "(the model is writing this sentence)",
 } as const;
 
 export type MessageKey = keyof typeof en;

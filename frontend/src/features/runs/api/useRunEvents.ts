@@ -28,6 +28,7 @@ const LISTENED: Record<RunEventType, true> = {
   section: true,
   warning: true,
   draft_section: true,
+  draft_text: true,
   remediation: true,
   interrupt: true,
   report: true,

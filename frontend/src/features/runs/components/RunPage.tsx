@@ -9,6 +9,7 @@ import { useDeleteRun } from "../api/useDeleteRun";
 import { useResumeRun } from "../api/useResumeRun";
 import { useRun } from "../api/useRun";
 import { useRunEvents } from "../api/useRunEvents";
+import { draftSource } from "../events/drafts";
 import type { ResumeBody } from "../events/types";
 import { ClarificationPanel } from "./ClarificationPanel";
 import { DraftReport } from "./DraftReport";
@@ -54,24 +55,28 @@ function RunView({ runId }: { runId: string }) {
   const interrupt = view.lastSeq > 0 && !stopped ? view.interrupt : pendingOnServer;
   const citeParam = params.get("cite");
   const cite = citeParam === null ? null : Number(citeParam);
-  const rememberOpener = useCitationFocus(cite);
-  const openCitation = (n: number | null) => {
-    if (n !== null) rememberOpener();
+  // a citation of the streamed draft: ?evidence=ID (an id the run checked), until the report has its number
+  const evidence = params.get("evidence");
+  const rememberOpener = useCitationFocus(cite ?? evidence);
+  const openCitation = (n: number | null, evidenceId: string | null = null) => {
+    if (n !== null || evidenceId !== null) rememberOpener();
     setParams(
       (p) => {
         const next = new URLSearchParams(p);
-        if (n === null) next.delete("cite");
-        else next.set("cite", String(n));
+        next.delete("cite");
+        next.delete("evidence");
+        if (n !== null) next.set("cite", String(n));
+        if (evidenceId !== null) next.set("evidence", evidenceId);
         return next;
       },
       { replace: false },
     );
   };
   // Web sources have no PDF page: the report links them to their page instead of opening the viewer.
-  const source = useMemo(
-    () => report?.sources?.find((s) => s.n === cite && s.kind !== "web") ?? null,
-    [report, cite],
-  );
+  const source = useMemo(() => {
+    const cited = report?.sources?.find((s) => (evidence ? s.evidence_id === evidence : s.n === cite) && s.kind !== "web");
+    return cited ?? (evidence ? draftSource(view, evidence) : null);
+  }, [report, cite, evidence, view]);
   usePolledDetail(runId, status === "running", 3000);
   const [tab, setTab] = useState<"report" | "how">("report");
   const clarificationBox = useRef<HTMLDivElement>(null);
@@ -86,7 +91,7 @@ function RunView({ runId }: { runId: string }) {
 
   // A finished run opens on its report; the way there is one tab away.
   const finished = report !== null && Boolean(report.report_markdown) && status === "done";
-  const shownTab = finished && cite === null ? tab : "report";
+  const shownTab = finished && cite === null && evidence === null ? tab : "report";
   const clarifying = interrupt?.kind === "clarification" || view.phase === "clarify";
   const clarification = (
     <div ref={clarificationBox}>
@@ -184,7 +189,7 @@ function RunView({ runId }: { runId: string }) {
         ) : (
           <>
             <RunProgress view={view} now={now} clarification={clarifying ? clarification : pastClarification} forms={forms} />
-            {!report && <DraftReport drafts={view.drafts} active={isActive(status)} />}
+            {!report && <DraftReport view={view} active={isActive(status)} onCite={(id) => openCitation(null, id)} />}
             {reportView}
           </>
         )}

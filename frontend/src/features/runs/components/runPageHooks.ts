@@ -60,14 +60,14 @@ function citationButton(n: number): HTMLElement | null {
  * when the viewer closes (Escape, its button, the browser's back), the focus goes back there, or, for a
  * viewer opened by the URL (?cite=N), to the report's button of that citation.
  */
-export function useCitationFocus(cite: number | null) {
+export function useCitationFocus(cite: number | string | null) {
   const opener = useRef<HTMLElement | null>(null);
-  const shown = useRef<number | null>(null);
+  const shown = useRef<number | string | null>(null);
   useEffect(() => {
     const closed = shown.current;
     shown.current = cite;
     if (cite !== null || closed === null) return;
-    const back = opener.current?.isConnected ? opener.current : citationButton(closed);
+    const back = opener.current?.isConnected ? opener.current : typeof closed === "number" ? citationButton(closed) : null;
     opener.current = null;
     back?.focus();
   }, [cite]);

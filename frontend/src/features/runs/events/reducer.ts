@@ -20,7 +20,7 @@ import {
   type TaskState,
   type TodoTask,
 } from "./types";
-import { draftOf } from "./drafts";
+import { draftOf, draftTextOf } from "./drafts";
 
 export const EMPTY_VIEW: RunView = {
   lastSeq: 0,
@@ -35,6 +35,8 @@ export const EMPTY_VIEW: RunView = {
   todo: [],
   sections: [],
   drafts: [],
+  streams: [],
+  draftCitations: {},
   progress: {},
   references: [],
   warnings: [],
@@ -249,6 +251,8 @@ export function applyEvent(view: RunView, event: RunEvent): RunView {
       return sectionOf(next, event);
     case "draft_section":
       return draftOf(next, event);
+    case "draft_text":
+      return draftTextOf(next, event);
     case "reference_followed": {
       const item = event as unknown as Omit<ReferenceFollowed, "seq">;
       const followed: ReferenceFollowed = {
@@ -271,7 +275,7 @@ export function applyEvent(view: RunView, event: RunEvent): RunView {
     }
     case "report":
       // the checked report replaces the drafts
-      return { ...next, report: (event.result as ResearchResult | undefined) ?? null, drafts: [] };
+      return { ...next, report: (event.result as ResearchResult | undefined) ?? null, drafts: [], streams: [] };
     case "error":
       return closePhases(
         { ...next, status: "error", error: String(event.message ?? ""), interrupt: null, clarifyActivity: null, terminal: true },

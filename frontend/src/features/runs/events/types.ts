@@ -158,6 +158,46 @@ export interface DraftSection {
   claims: DraftClaim[];
 }
 
+/** Where a checked evidence id of the streamed draft points (`draft_text` citations): an id the run did not
+ * retrieve never has one. */
+export interface DraftCitation {
+  evidence_id: string;
+  collection: string;
+  document: string;
+  page: number;
+  section?: string | null;
+  quote: string;
+  start: number;
+  end: number;
+  kind: "document" | "web";
+  url?: string | null;
+}
+
+/** A sentence of a section as the model writes it: `complete` false while it is still being written. */
+export interface DraftTextClaim extends DraftClaim {
+  complete: boolean;
+}
+
+/** The `draft_text` event: a section's sentences so far, and the checked ids first cited since its previous
+ * event (backend research/synthesis/preview.py DraftTextEvent). */
+export interface DraftTextEvent {
+  type: "draft_text";
+  index: number;
+  heading: string;
+  task_id: string;
+  attempt: number;
+  claims: DraftTextClaim[];
+  citations: Record<string, DraftCitation>;
+}
+
+/** A section being written: its text so far (the latest `draft_text` of its index). */
+export interface DraftStream {
+  index: number;
+  heading: string;
+  attempt: number;
+  claims: DraftTextClaim[];
+}
+
 export interface TodoTask {
   id: string;
   title: string;
@@ -222,6 +262,11 @@ export interface RunView {
   /** Research runs: the report's sections as written, in index order (a rewrite replaces its first version);
    * emptied when the final report arrives. */
   drafts: DraftSection[];
+  /** Research runs: the sections being written, as the model writes them (`draft_text`), in index order; a
+   * section's stream ends with its `draft_section`. Emptied when the final report arrives. */
+  streams: DraftStream[];
+  /** Every checked evidence id the streamed draft cited, with where it points (kept after the report). */
+  draftCitations: Record<string, DraftCitation>;
   progress: Record<string, TaskProgress>;
   references: ReferenceFollowed[];
   warnings: string[];
