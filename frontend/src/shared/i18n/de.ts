@@ -306,7 +306,7 @@ export const de: Record<MessageKey, string> = {
 
   "collections.title": "Sammlungen",
   "collections.name": "Name der Sammlung",
-  "collections.nameHelp": "1–60 Buchstaben, Ziffern, „-“, „_“ oder „.“.",
+  "collections.nameHelp": "Buchstaben A–Z, Ziffern, „-“, „_“ oder „.“, höchstens 60: andere Eingaben werden zu einem solchen Namen (Umlaute und ß ausgeschrieben, Leerzeichen und andere Zeichen werden zu „-“).",
   "collections.create": "Sammlung anlegen",
   "collections.empty": "Noch keine Sammlung.",
   "collections.documents": "Dokumente",
@@ -362,4 +362,8 @@ export const de: Record<MessageKey, string> = {
   "registry.synonymsOf": "Synonyme von {file}",
   "registry.save": "Register speichern",
   "registry.saved": "Register gespeichert.",
+
+  // Uploads, Sammlungsnamen, Rechercheliste, Länge der Frage (Issue 26, Teil „uploads“)
+  "collections.derivedName": "Wird angelegt als „{name}“.",
+  "collections.noName": "Geben Sie mindestens einen Buchstaben (A–Z) oder eine Ziffer ein.",
 };

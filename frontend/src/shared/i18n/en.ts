@@ -304,7 +304,7 @@ export const en = {
 
   "collections.title": "Collections",
   "collections.name": "Collection name",
-  "collections.nameHelp": "1–60 letters, digits, “-”, “_” or “.”.",
+  "collections.nameHelp": "Letters A–Z, digits, “-”, “_” or “.”, at most 60: other input is made into such a name (umlauts and ß spelled out, spaces and other characters become “-”).",
   "collections.create": "Create collection",
   "collections.empty": "No collection yet.",
   "collections.documents": "Documents",
@@ -360,6 +360,10 @@ export const en = {
   "registry.synonymsOf": "Synonyms of {file}",
   "registry.save": "Save registry",
   "registry.saved": "Registry saved.",
+
+  // uploads, collection names, runs list, question limit (issue 26, part "uploads")
+  "collections.derivedName": "Will be created as “{name}”.",
+  "collections.noName": "Type at least one letter (A–Z) or digit.",
 } as const;
 
 export type MessageKey = keyof typeof en;
