@@ -366,4 +366,10 @@ export const de: Record<MessageKey, string> = {
   // Uploads, Sammlungsnamen, Rechercheliste, Länge der Frage (Issue 26, Teil „uploads“)
   "collections.derivedName": "Wird angelegt als „{name}“.",
   "collections.noName": "Geben Sie mindestens einen Buchstaben (A–Z) oder eine Ziffer ein.",
+  "upload.refusedList": "Nicht hochgeladene Dateien",
+  "upload.notUploaded": "nicht hochgeladen",
+  "upload.empty": "die Datei ist leer (0 Byte).",
+  "upload.notPdfType": "kein PDF (eine „.{extension}“-Datei).",
+  "upload.notPdfContent": "der Name sagt PDF, der Inhalt ist aber kein PDF.",
+  "upload.onlyPdf": "Gelesen werden nur PDF-Dateien.",
 };

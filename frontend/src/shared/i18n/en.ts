@@ -364,6 +364,12 @@ export const en = {
   // uploads, collection names, runs list, question limit (issue 26, part "uploads")
   "collections.derivedName": "Will be created as “{name}”.",
   "collections.noName": "Type at least one letter (A–Z) or digit.",
+  "upload.refusedList": "Files not uploaded",
+  "upload.notUploaded": "not uploaded",
+  "upload.empty": "the file is empty (0 bytes).",
+  "upload.notPdfType": "not a PDF (a “.{extension}” file).",
+  "upload.notPdfContent": "its name says PDF, but its content is not a PDF.",
+  "upload.onlyPdf": "Only PDF files are read.",
 } as const;
 
 export type MessageKey = keyof typeof en;

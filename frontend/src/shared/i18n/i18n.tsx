@@ -53,9 +53,10 @@ function choosePlural(language: Language, count: string | number, branches: stri
 export function translate(language: Language, key: MessageKey, vars?: Record<string, string | number>): string {
   const template = DICTIONARIES[language][key] ?? en[key];
   if (!vars) return template;
-  const chosen = template.replace(PLURAL, (match, name: string, branches: string) =>
-    name in vars ? choosePlural(language, vars[name], branches) : match,
-  );
+  const chosen = template.replace(PLURAL, (match, name: string, branches: string) => {
+    const count = vars[name];
+    return count === undefined ? match : choosePlural(language, count, branches);
+  });
   return chosen.replace(/\{(\w+)\}/g, (match, name: string) => (name in vars ? String(vars[name]) : match));
 }
 
