@@ -372,4 +372,10 @@ export const de: Record<MessageKey, string> = {
   "upload.notPdfType": "kein PDF (eine „.{extension}“-Datei).",
   "upload.notPdfContent": "der Name sagt PDF, der Inhalt ist aber kein PDF.",
   "upload.onlyPdf": "Gelesen werden nur PDF-Dateien.",
+  "runs.search": "Fragen durchsuchen",
+  "runs.anyStatus": "alle",
+  "runs.noMatch": "Keine Recherche passt zur Suche oder zum Status.",
+  "runs.duration": "Dauer",
+  "runs.delete": "Recherche „{question}“ löschen",
+  "runs.confirmDelete": "Recherche „{question}“ löschen? Läuft sie, wird sie abgebrochen, und ihr Bericht ist verloren.",
 };

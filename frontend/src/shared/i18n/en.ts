@@ -370,6 +370,12 @@ export const en = {
   "upload.notPdfType": "not a PDF (a “.{extension}” file).",
   "upload.notPdfContent": "its name says PDF, but its content is not a PDF.",
   "upload.onlyPdf": "Only PDF files are read.",
+  "runs.search": "Search the questions",
+  "runs.anyStatus": "any",
+  "runs.noMatch": "No run matches the search or the status.",
+  "runs.duration": "Duration",
+  "runs.delete": "Delete the run “{question}”",
+  "runs.confirmDelete": "Delete the run “{question}”? It is cancelled if it is running, and its report is gone.",
 } as const;
 
 export type MessageKey = keyof typeof en;
