@@ -378,4 +378,6 @@ export const de: Record<MessageKey, string> = {
   "runs.duration": "Dauer",
   "runs.delete": "Recherche „{question}“ löschen",
   "runs.confirmDelete": "Recherche „{question}“ löschen? Läuft sie, wird sie abgebrochen, und ihr Bericht ist verloren.",
+  "newRun.questionLength": "{length} von {max} Zeichen.",
+  "newRun.questionTooLong": "{length} Zeichen: erlaubt sind {max}. Kürzen Sie um {over}; bis dahin wird nichts gekürzt oder gesendet.",
 };

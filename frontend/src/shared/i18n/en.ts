@@ -376,6 +376,8 @@ export const en = {
   "runs.duration": "Duration",
   "runs.delete": "Delete the run “{question}”",
   "runs.confirmDelete": "Delete the run “{question}”? It is cancelled if it is running, and its report is gone.",
+  "newRun.questionLength": "{length} of {max} characters.",
+  "newRun.questionTooLong": "{length} characters: the limit is {max}. Shorten it by {over}; nothing is cut or sent until then.",
 } as const;
 
 export type MessageKey = keyof typeof en;
