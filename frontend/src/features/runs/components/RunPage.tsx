@@ -18,6 +18,7 @@ import { PhaseTimeline } from "./PhaseTimeline";
 import { OutlineForm } from "./OutlineForm";
 import { PlanForm } from "./PlanForm";
 import { ReferenceGraph } from "./ReferenceGraph";
+import { withRunWarnings } from "../lib/runWarnings";
 import { isActive, RunHeader } from "./RunHeader";
 import { SectionCards } from "./SectionCards";
 import { TodoList } from "./TodoList";
@@ -161,8 +162,8 @@ function RunView({ runId }: { runId: string }) {
         <SectionCards sections={view.sections} />
         <TodoList view={view} />
         <ReferenceGraph references={view.references} />
-        {view.warnings.length > 0 && (
-          <details className="panel">
+        {!report && view.warnings.length > 0 && (
+          <details className="panel" data-testid="run-warnings">
             <summary>{t("run.warnings", { n: view.warnings.length })}</summary>
             <ul>
               {view.warnings.map((w, i) => (
@@ -174,7 +175,8 @@ function RunView({ runId }: { runId: string }) {
         {!report && <DraftReport drafts={view.drafts} active={isActive(status)} />}
         {report && report.report_markdown && (
           <Suspense fallback={<p>{t("common.loading")}</p>}>
-            <ReportView runId={runId} result={report} onCite={openCitation} active={cite} />
+            {/* one Warnings box: the report's, with the run's own warnings it does not hold */}
+            <ReportView runId={runId} result={withRunWarnings(report, view.warnings)} onCite={openCitation} active={cite} />
           </Suspense>
         )}
       </div>
