@@ -50,8 +50,8 @@ export function DocumentsTable({ collection, onOpen }: { collection: string; onO
                     {d.title}
                     {d.abbreviation && ` (${d.abbreviation})`}
                   </td>
-                  <td>{d.pages}</td>
-                  <td>{d.chunks}</td>
+                  <td data-label={t("documents.pages")}>{d.pages}</td>
+                  <td data-label={t("documents.chunks")}>{d.chunks}</td>
                   <td>
                     <button
                       type="button"
