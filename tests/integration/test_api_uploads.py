@@ -12,7 +12,13 @@ import httpx
 import pytest
 
 from fixtures.api_server import serving, wait_ready
-from fixtures.pdfs import build_corrupt_pdf, build_legal_pdf, build_report_pdf
+from fixtures.pdfs import (
+    LEGAL_ABBREVIATION,
+    LEGAL_TITLE,
+    build_corrupt_pdf,
+    build_legal_pdf,
+    build_report_pdf,
+)
 from rabbithole.api.main import create_app
 from rabbithole.core.config import load_settings
 from rabbithole.ingestion.uploads import is_pdf, safe_file_name
@@ -130,6 +136,40 @@ def test_the_pdf_is_served_with_ranges(api: str, tmp_path: Path) -> None:
         assert httpx.get(f"{api}/api/collections/viewer/documents/{name}/pdf").status_code == 404
 
 
+def test_an_empty_file_and_a_text_file_are_refused_by_name_and_the_pdf_is_ingested(
+    api: str, tmp_path: Path
+) -> None:
+    """Each refused file under the name it was sent with (never made into "notes.txt.pdf"), saying what is
+    wrong with it; the PDF beside them is ingested, its title listed once with its abbreviation."""
+    assert httpx.post(f"{api}/api/collections", json={"name": "mixed"}).status_code == 201
+    files = [
+        ("files", ("leer.pdf", b"", "application/pdf")),
+        ("files", ("notes.txt", "Notizen zur Prüfung\n".encode(), "text/plain")),
+        ("files", ("Gesetz.pdf", build_legal_pdf(tmp_path / "g.pdf").read_bytes(), "application/pdf")),
+    ]
+    started = httpx.post(f"{api}/api/collections/mixed/documents", files=files, timeout=60)
+    assert started.status_code == 202, started.text
+    job = _job(api, started.json()["id"])
+    states = {f["file_name"]: (f["status"], f["reason"]) for f in job["files"]}
+    assert set(states) == {"leer.pdf", "notes.txt", "Gesetz.pdf"}
+    assert states["Gesetz.pdf"] == ("ingested", None)
+    assert states["leer.pdf"] == ("rejected", "the file is empty (0 bytes); only PDF files are read")
+    not_pdf = "not a PDF: its content is plain text; only PDF files are read"
+    assert states["notes.txt"] == ("rejected", not_pdf)
+
+    alone = httpx.post(f"{api}/api/collections/mixed/documents", files=[files[0]])
+    assert alone.status_code == 422
+    assert "leer.pdf: the file is empty (0 bytes)" in alone.json()["error"]["message"]
+
+    title = LEGAL_TITLE.removesuffix(f" ({LEGAL_ABBREVIATION})")
+    listed = httpx.get(f"{api}/api/collections/mixed/documents").json()
+    assert [(d["title"], d["abbreviation"]) for d in listed if d["status"] == "ingested"] == [
+        (title, LEGAL_ABBREVIATION)
+    ]
+    detail = httpx.get(f"{api}/api/collections/mixed").json()
+    assert [(d["title"], d["abbreviation"]) for d in detail["document_list"]] == [(title, LEGAL_ABBREVIATION)]
+
+
 def test_uploads_need_an_existing_collection_and_unknown_jobs_are_404(api: str) -> None:
     missing = httpx.post(
         f"{api}/api/collections/nowhere/documents",
@@ -143,7 +183,7 @@ def test_uploads_need_an_existing_collection_and_unknown_jobs_are_404(api: str) 
     )
     assert nothing.status_code == 422
     message = nothing.json()["error"]["message"]
-    assert "a.pdf: not a PDF" in message and "b.txt.pdf: not a PDF" in message
+    assert "a.pdf: not a PDF" in message and "b.txt: not a PDF" in message
     assert httpx.get(f"{api}/api/jobs/unknown").status_code == 404
 
 

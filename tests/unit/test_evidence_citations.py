@@ -11,7 +11,9 @@ from rabbithole.research.evidence.citations import (
     render_sources,
     strip_markers,
 )
-from rabbithole.research.models import Source
+from rabbithole.research.export.docx import render_docx
+from rabbithole.research.export.labels import labels
+from rabbithole.research.models import ChainStep, ResearchResult, Source, Support
 
 KNOWN = {"t1-e1", "t1-e2", "t2-e1", "t2-e5"}
 
@@ -159,13 +161,48 @@ def test_render_sources() -> None:
         [source(2, None, "Zweites\nZitat."), source(1, "§ 57", "Die Behörde prüft die Anzeige.")],
         heading="Quellen",
         page_label="Seite",
+        weak_label="schwach belegt",
+        chain_label="Verweiskette",
     )
     assert text == (
         "## Quellen\n\n"
         '[1] StrlSchG.pdf, Seite 41, § 57 — "Die Behörde prüft die Anzeige."\n\n'
         '[2] StrlSchG.pdf, Seite 42 — "Zweites Zitat."'
     )
-    assert render_sources([], heading="Sources", page_label="page") == ""
+    assert render_sources([], heading="Sources", page_label="p.", weak_label="weak", chain_label="via") == ""
+
+
+def test_the_markdown_sources_carry_the_weak_flag_and_the_chain_as_the_docx_does() -> None:
+    """The Markdown export said neither that a citation is weakly supported nor how references led to it,
+    which the Word export says; both now say the same."""
+    weak = source(1, "§ 57", "Die Behörde prüft die Anzeige.").model_copy(
+        update={
+            "support": Support(score=0.2, overlap=0.1, similarity=0.3, flagged=True),
+            "chain": [
+                ChainStep(chunk_id="c1", document="AtG.pdf", page=3, mention="§ 57 StrlSchG"),
+                ChainStep(chunk_id="c2", document="StrlSchG.pdf", page=41),
+            ],
+        }
+    )
+    words = labels("de")
+    markdown = render_sources(
+        [weak, source(2, None, "Zweites Zitat.")],
+        heading="Quellen",
+        page_label=words["page"],
+        weak_label=words["weak"],
+        chain_label=words["chain"],
+    )
+    assert markdown.split("\n\n")[1] == (
+        '[1] StrlSchG.pdf, S. 41, § 57 *(schwach belegt)* — "Die Behörde prüft die Anzeige." '
+        "(Verweiskette: AtG.pdf S. 3 (§ 57 StrlSchG) → StrlSchG.pdf S. 41)"
+    )
+    assert markdown.split("\n\n")[2] == '[2] StrlSchG.pdf, S. 42 — "Zweites Zitat."'
+    result = ResearchResult(
+        run_id="r", question="Wer prüft?", language="de", status="done", sources=[weak], report_markdown="x"
+    )
+    docx_text = "\n".join(p.text for p in render_docx(result).paragraphs)
+    assert f"({words['weak']})" in docx_text
+    assert "AtG.pdf S. 3 (§ 57 StrlSchG) → StrlSchG.pdf S. 41" in docx_text
 
 
 def test_a_paragraph_starting_like_a_list_stays_a_paragraph() -> None:

@@ -24,6 +24,7 @@ from typing import Any
 
 from rabbithole.core.config import IngestionSettings
 from rabbithole.core.models import ParsedDocument
+from rabbithole.ingestion.content_kind import describe_content
 from rabbithole.ingestion.errors import (
     CorruptDocumentError,
     EmptyDocumentError,
@@ -105,7 +106,8 @@ class PdfParser:
                 "(ingestion.max_file_mb)",
             )
         if b"%PDF-" not in head:
-            raise NotAPdfError(name, f"not a PDF despite the .pdf name: the content is {_sniff(head)}")
+            what = describe_content(head)
+            raise NotAPdfError(name, f"not a PDF despite the .pdf name: the content is {what}")
         return b"%%EOF" not in tail
 
     # --- extraction ----------------------------------------------------------------------------------------
@@ -290,38 +292,6 @@ def _quiet_mupdf(pymupdf: Any) -> Iterator[None]:
         tools.mupdf_display_errors(errors)
         if warnings is not None:
             tools.mupdf_display_warnings(warnings)
-
-
-def _sniff(head: bytes) -> str:
-    stripped = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-    lowered = stripped[:512].lower()
-    if lowered.startswith((b"<!doctype html", b"<html")) or b"<html" in lowered or b"<body" in lowered:
-        return "an HTML page (a saved web page, or an error/login page instead of the document)"
-    if lowered.startswith(b"<?xml") or lowered.startswith(b"<"):
-        return "XML/markup text"
-    signatures: list[tuple[bytes, str]] = [
-        (b"PK\x03\x04", "a ZIP archive (for example a Word .docx or OpenDocument file)"),
-        (b"\xd0\xcf\x11\xe0", "an old Microsoft Office file (for example a Word .doc)"),
-        (b"{\\rtf", "an RTF document"),
-        (b"%!PS", "a PostScript file"),
-        (b"\x89PNG", "a PNG image"),
-        (b"\xff\xd8\xff", "a JPEG image"),
-        (b"GIF8", "a GIF image"),
-        (b"II*\x00", "a TIFF image"),
-        (b"MM\x00*", "a TIFF image"),
-    ]
-    for signature, what in signatures:
-        if head.startswith(signature):
-            return what
-    sample = head[:1024]
-    try:
-        sample.decode("utf-8")
-        decodable = True
-    except UnicodeDecodeError as exc:
-        decodable = exc.start >= len(sample) - 3  # cut in the middle of a character
-    if decodable and not any(b < 9 or 13 < b < 32 for b in sample):
-        return "plain text"
-    return "unknown binary data"
 
 
 def _short(exc: BaseException) -> str:

@@ -4,7 +4,8 @@ The client's file name is reduced to a safe base name (no folders, no control ch
 most NAME_BYTES bytes of UTF-8 so that the temporary name written first fits the file system too), the folder
 name comes from the collection name's store slug, and every path is checked to lie inside the
 uploads folder: no client-supplied path reaches the file system. The type is told by the content (a PDF
-header), never by the name."""
+header), never by the name; a file that is not one is refused under its own name (``client_file_name``: never
+given a .pdf it does not have), with the reason (``rejection_reason``: empty, or what its content is)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import re
 import unicodedata
 from pathlib import Path
 
+from rabbithole.ingestion.content_kind import describe_content
 from rabbithole.store.chroma_store import chroma_collection_name
 
 #: A PDF starts with this, possibly after some junk bytes (readers accept it within the first KiB).
@@ -35,14 +37,40 @@ def is_pdf(head: bytes) -> bool:
     return PDF_MAGIC in head[:MAGIC_WINDOW]
 
 
+#: What a refusal adds: the only type read today.
+ONLY_PDF = "only PDF files are read"
+
+
+def rejection_reason(content: bytes) -> str | None:
+    """Why an upload cannot be ingested as a PDF (it is empty, or its content is no PDF's, whatever its
+    name); None when it is a PDF."""
+    if not content:
+        return f"the file is empty (0 bytes); {ONLY_PDF}"
+    if not is_pdf(content):
+        return f"not a PDF: its content is {describe_content(content[:MAGIC_WINDOW])}; {ONLY_PDF}"
+    return None
+
+
+def client_file_name(client_name: str | None) -> str:
+    """The last part of the client's name, cleaned (no folders, no control or reserved characters), at
+    most NAME_BYTES bytes: the name a refused upload is reported under, as the user knows it."""
+    return cut_to_bytes(_base_name(client_name), NAME_BYTES).strip(" .") or "upload"
+
+
 def safe_file_name(client_name: str | None) -> str:
     """A base name for an uploaded file: the last part of the client's name, cleaned, ending in .pdf."""
-    name = unicodedata.normalize("NFC", client_name or "")
-    name = re.split(r"[/\\]", name)[-1]
-    name = _UNSAFE.sub("_", name).strip(" .")
+    name = _base_name(client_name)
     stem = name[: -len(SUFFIX)] if name.lower().endswith(SUFFIX) else name
     stem = cut_to_bytes(stem, NAME_BYTES - len(SUFFIX)).strip(" .") or "upload"
     return f"{stem}{SUFFIX}"
+
+
+def _base_name(client_name: str | None) -> str:
+    """The last part of the client's name (NFC), its unsafe characters replaced, no leading or trailing
+    dots and spaces."""
+    name = unicodedata.normalize("NFC", client_name or "")
+    name = re.split(r"[/\\]", name)[-1]
+    return _UNSAFE.sub("_", name).strip(" .")
 
 
 def cut_to_bytes(text: str, limit: int) -> str:

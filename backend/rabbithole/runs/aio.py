@@ -39,12 +39,19 @@ class AsyncRunStore:
         return await asyncio.to_thread(self.store.get, run_id, with_result=with_result)
 
     async def list(
-        self, *, status: Sequence[str] | None = None, limit: int = 50, offset: int = 0
+        self,
+        *,
+        status: Sequence[str] | None = None,
+        question: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
     ) -> list[RunRecord]:
-        return await asyncio.to_thread(self.store.list, status=status, limit=limit, offset=offset)
+        return await asyncio.to_thread(
+            self.store.list, status=status, question=question, limit=limit, offset=offset
+        )
 
-    async def count(self, *, status: Sequence[str] | None = None) -> int:
-        return await asyncio.to_thread(self.store.count, status=status)
+    async def count(self, *, status: Sequence[str] | None = None, question: str | None = None) -> int:
+        return await asyncio.to_thread(self.store.count, status=status, question=question)
 
     async def update(
         self,

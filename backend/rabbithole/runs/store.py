@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
-from sqlalchemy import Integer, String, Text, func, select
+from sqlalchemy import Integer, Select, String, Text, func, select
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
 from rabbithole.catalog.db import create_engine_for, prepare_tables
@@ -110,6 +110,18 @@ def _aware(value: datetime) -> datetime:
     return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
+_Query = TypeVar("_Query", bound=Select[Any])
+
+
+def _matching(query: _Query, status: Sequence[str] | None, question: str | None) -> _Query:
+    """``query`` narrowed to runs with one of ``status`` and a question that contains ``question``."""
+    if status:
+        query = query.where(RunRow.status.in_(list(status)))
+    if question is not None and question.strip():
+        query = query.where(RunRow.question.icontains(question.strip(), autoescape=True))
+    return query
+
+
 def _record(row: RunRow, with_result: bool) -> RunRecord:
     result = None
     if with_result and row.result_json:
@@ -185,12 +197,16 @@ class RunStore:
             return _record(row, with_result)
 
     def list(
-        self, *, status: Sequence[str] | None = None, limit: int = 50, offset: int = 0
+        self,
+        *,
+        status: Sequence[str] | None = None,
+        question: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
     ) -> list[RunRecord]:
-        """Newest first."""
-        query = select(RunRow).order_by(RunRow.seq.desc()).limit(limit).offset(offset)
-        if status:
-            query = query.where(RunRow.status.in_(list(status)))
+        """Newest first; ``status``, ``question``: as :meth:`count`."""
+        query = _matching(select(RunRow), status, question).order_by(RunRow.seq.desc())
+        query = query.limit(limit).offset(offset)
         with self._sessions() as session:
             return [_record(row, with_result=False) for row in session.scalars(query).all()]
 
@@ -205,10 +221,10 @@ class RunStore:
         with self._sessions() as session:
             return list(session.scalars(query).all())
 
-    def count(self, *, status: Sequence[str] | None = None) -> int:
-        query = select(func.count()).select_from(RunRow)
-        if status:
-            query = query.where(RunRow.status.in_(list(status)))
+    def count(self, *, status: Sequence[str] | None = None, question: str | None = None) -> int:
+        """The runs with one of these statuses (None: any) whose question contains ``question`` (None or
+        blank: any; letters of the ASCII range in either case, on PostgreSQL every letter)."""
+        query = _matching(select(func.count()).select_from(RunRow), status, question)
         with self._sessions() as session:
             return int(session.scalar(query) or 0)
 

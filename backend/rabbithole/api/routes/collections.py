@@ -11,7 +11,8 @@ from starlette.concurrency import run_in_threadpool
 from rabbithole.api.deps import JobsDep, ServicesDep
 from rabbithole.api.errors import responses
 from rabbithole.api.jobs import IngestJob
-from rabbithole.catalog.records import CollectionInfo
+from rabbithole.catalog.records import CollectionInfo, DocumentInfo
+from rabbithole.registry.synonyms import title_and_abbreviation
 
 router = APIRouter(tags=["collections"])
 
@@ -50,6 +51,20 @@ class DocumentOut(BaseModel):
     pages: int
     chunks: int
     warnings: list[str]
+
+
+def document_out(d: DocumentInfo) -> DocumentOut:
+    """A document as listed: a parsed title that ends in its abbreviation ("... (AtG)") without it, since
+    the abbreviation is said beside it."""
+    title, abbreviation = title_and_abbreviation(d.title, d.abbreviation)
+    return DocumentOut(
+        file_name=d.file_name,
+        title=title,
+        abbreviation=abbreviation,
+        pages=d.page_count,
+        chunks=d.chunks,
+        warnings=d.warnings,
+    )
 
 
 class ProblemOut(BaseModel):
@@ -91,17 +106,7 @@ def get_collection(name: str, services: ServicesDep) -> CollectionDetail:
         documents=c.documents,
         chunks=c.chunks,
         updated_at=_utc(c.updated_at),
-        document_list=[
-            DocumentOut(
-                file_name=d.file_name,
-                title=d.title,
-                abbreviation=d.abbreviation,
-                pages=d.page_count,
-                chunks=d.chunks,
-                warnings=d.warnings,
-            )
-            for d in services.catalog.documents(name)
-        ],
+        document_list=[document_out(d) for d in services.catalog.documents(name)],
         problems=[
             ProblemOut(file_name=p.file_name, severity=p.severity, reason=p.reason)
             for p in services.catalog.problems(name)

@@ -14,6 +14,7 @@ from starlette.concurrency import run_in_threadpool
 
 from rabbithole.api.deps import ServicesDep
 from rabbithole.api.errors import responses
+from rabbithole.registry.synonyms import title_and_abbreviation
 from rabbithole.services import Services
 
 router = APIRouter(tags=["documents"])
@@ -54,14 +55,16 @@ def _statuses(services: Services, name: str) -> list[DocumentStatus]:
             file_name=d.file_name,
             status="ingested",
             reason=None,
-            title=d.title,
-            abbreviation=d.abbreviation,
+            title=title,
+            abbreviation=abbreviation,
             language=d.language,
             pages=d.page_count,
             chunks=d.chunks,
             warnings=d.warnings,
         )
         for d in services.catalog.documents(name)
+        # the parsed title may end in its abbreviation ("... (AtG)"): said once, as the abbreviation
+        for title, abbreviation in [title_and_abbreviation(d.title, d.abbreviation)]
     ]
     listed += [
         DocumentStatus(

@@ -1,7 +1,8 @@
 """Uploading PDFs into a collection (an ingestion job with progress) and serving a document's PDF.
 
-Each file of a batch is checked and stored on its own (a PDF by its content, within ingestion.max_file_mb): a
-bad file, or one that cannot be written, is reported as rejected and the others are kept and ingested."""
+Each file of a batch is checked and stored on its own (a PDF by its content, within ingestion.max_file_mb): an
+empty file, one that is not a PDF or one that cannot be written is reported as rejected and the others are
+kept and ingested."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from rabbithole.api.errors import responses
 from rabbithole.api.jobs import IngestJob, JobFile
 from rabbithole.api.routes.documents import DocumentId
 from rabbithole.core.errors import DocumentNotFoundError, InvalidRequestError, StoreError
-from rabbithole.ingestion.uploads import is_pdf, safe_file_name
+from rabbithole.ingestion.uploads import client_file_name, rejection_reason, safe_file_name
 from rabbithole.services import Services
 
 log = logging.getLogger(__name__)
@@ -43,23 +44,25 @@ async def upload_documents(
     jobs: JobsDep,
 ) -> IngestJob:
     """Store the PDFs and ingest them in the background; follow the job at GET /api/jobs/{id}. Files that
-    are not PDFs (by content), too large or that cannot be stored are listed as rejected; 422 when no file
-    is a PDF within the size limit, 503 when none could be stored."""
+    are empty, not PDFs (by content, whatever their name), too large or that cannot be stored are listed as
+    rejected, under the name they were sent with and with the reason; 422 when no file is a PDF within the
+    size limit, 503 when none could be stored."""
     await run_in_threadpool(services.catalog.require_collection, name)
     limit = int(services.settings.ingestion.max_file_mb * 1024 * 1024)
     accepted: dict[str, bytes] = {}
     rejected: list[JobFile] = []
     for upload in files:
-        file_name = safe_file_name(upload.filename)
         content = await upload.read(limit + 1)
-        if len(content) > limit:
-            reason = f"larger than ingestion.max_file_mb ({services.settings.ingestion.max_file_mb:g} MB)"
-            rejected.append(JobFile(file_name=file_name, status="rejected", reason=reason))
-        elif not is_pdf(content):
-            reason = "not a PDF (its content has no PDF header, whatever its name)"
-            rejected.append(JobFile(file_name=file_name, status="rejected", reason=reason))
-        else:
-            accepted[file_name] = content  # a later file of the same name replaces an earlier one
+        reason = (
+            f"larger than ingestion.max_file_mb ({services.settings.ingestion.max_file_mb:g} MB)"
+            if len(content) > limit
+            else rejection_reason(content)
+        )
+        if reason is None:  # a later file of the same name replaces an earlier one
+            accepted[safe_file_name(upload.filename)] = content
+        else:  # reported under the name the user gave it, never made into a .pdf
+            refused = JobFile(file_name=client_file_name(upload.filename), status="rejected", reason=reason)
+            rejected.append(refused)
     if not accepted:
         reasons = "; ".join(f"{f.file_name}: {f.reason}" for f in rejected)
         raise InvalidRequestError(f"no file of the upload can be ingested ({reasons})")

@@ -48,14 +48,22 @@ async def create_run(body: CreateRun, runs: RunServiceDep) -> RunCreated:
 async def list_runs(
     runs: RunServiceDep,
     run_status: Annotated[list[RunStatus] | None, Query(alias="status", description="Only these.")] = None,
+    question: Annotated[
+        str | None,
+        Query(
+            alias="q",
+            max_length=200,
+            description="Only runs whose question contains this text (case ignored; on SQLite for A-Z only).",
+        ),
+    ] = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0,
 ) -> RunPage:
-    """Runs, newest first."""
-    records = await runs.runs.list(status=run_status, limit=limit, offset=offset)
+    """Runs, newest first; `total` counts the runs that match the filters."""
+    records = await runs.runs.list(status=run_status, question=question, limit=limit, offset=offset)
     return RunPage(
         items=[r.summary() for r in records],
-        total=await runs.runs.count(status=run_status),
+        total=await runs.runs.count(status=run_status, question=question),
         limit=limit,
         offset=offset,
     )

@@ -228,17 +228,29 @@ def source_location(source: Source, page_label: str) -> list[str]:
     return parts
 
 
-def render_sources(sources: Sequence[Source], *, heading: str, page_label: str) -> str:
-    """The sources list (no trailing newline): ``[n] document, <page_label> N, section — "quote"`` per
-    source (a web source: ``[n] title, url, (web) — "quote"``), in ``n`` order, one paragraph each; empty
-    when there are no sources."""
+def render_sources(
+    sources: Sequence[Source], *, heading: str, page_label: str, weak_label: str, chain_label: str
+) -> str:
+    """The sources list (no trailing newline), as the DOCX export has it: ``[n] document, <page_label> N,
+    section — "quote"`` per source (a web source: ``[n] title, url, (web) — "quote"``), a weakly supported
+    one marked ``*(<weak_label>)*`` after its place, and a source reached through references followed by
+    its chain (``(<chain_label>: document <page_label> N (mention) → ...)``); in ``n`` order, one paragraph
+    each; empty when there are no sources."""
     if not sources:
         return ""
     lines = [f"## {heading.strip()}"]
     for source in sorted(sources, key=lambda s: s.n):
         entry = f"[{source.n}] {', '.join(source_location(source, page_label))}"
+        if source.support is not None and source.support.flagged:
+            entry += f" *({weak_label})*"
         quote = " ".join(source.quote.split())
         if quote:
             entry += f' — "{quote}"'
+        if len(source.chain) > 1:
+            steps = " → ".join(
+                f"{step.document} {page_label} {step.page}" + (f" ({step.mention})" if step.mention else "")
+                for step in source.chain
+            )
+            entry += f" ({chain_label}: {steps})"
         lines.append(entry)
     return "\n\n".join(lines)

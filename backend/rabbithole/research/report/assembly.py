@@ -1,6 +1,7 @@
 """Putting the report together (pure): one global citation numbering across sections (evidence that quotes
 the same text of the same page is one source, whichever section or round found it), the table of contents,
-the sources list with reference chains, and each section's Markdown with the global numbers."""
+and each section's Markdown with the global numbers (the sources list is
+``evidence.citations.render_sources``, shared with research runs)."""
 
 from __future__ import annotations
 
@@ -15,10 +16,9 @@ from rabbithole.research.evidence.citations import (
     DraftSection,
     render_claim,
     same_source,
-    source_location,
 )
 from rabbithole.research.guards import GuardClaim, GuardSection, guard_draft, is_placeholder
-from rabbithole.research.models import ClaimView, Evidence, Source, TextGuards
+from rabbithole.research.models import ClaimView, Evidence, TextGuards
 from rabbithole.research.report.models import SectionResult
 
 
@@ -199,25 +199,3 @@ def section_markdown(
     if text:
         blocks.append(text)
     return "\n\n".join(blocks)
-
-
-def sources_block(sources: Sequence[Source], heading: str, page_label: str, via_label: str) -> str:
-    """The numbered sources: document, page, section (a web source: title, address, "(web)"), the verified
-    quote, and the reference chain that led there (passage -> mention -> passage)."""
-    if not sources:
-        return ""
-    lines = [f"## {heading.strip()}"]
-    for source in sorted(sources, key=lambda s: s.n):
-        entry = f"[{source.n}] {', '.join(source_location(source, page_label))}"
-        quote = " ".join(source.quote.split())
-        if quote:
-            entry += f' — "{quote}"'
-        if len(source.chain) > 1:
-            steps = [
-                f"{step.document} {step.section or ''}".strip()
-                + (f' ("{step.mention}")' if step.mention else "")
-                for step in source.chain
-            ]
-            entry += f" ({via_label}: {' → '.join(steps)})"
-        lines.append(entry)
-    return "\n\n".join(lines)

@@ -13,7 +13,8 @@ from langgraph.runtime import Runtime
 from rabbithole.research import events
 from rabbithole.research.context import ResearchContext
 from rabbithole.research.dig.extraction import unread_error
-from rabbithole.research.evidence.citations import DraftSection
+from rabbithole.research.evidence.citations import DraftSection, render_sources
+from rabbithole.research.export.labels import labels as export_labels
 from rabbithole.research.models import ReportSectionView, TaskResult, TaskSummary, token_use
 from rabbithole.research.report import assembly, prompts
 from rabbithole.research.report.checking import checked_report
@@ -22,7 +23,6 @@ from rabbithole.research.report.state import ReportState
 from rabbithole.research.synthesis.attribution import build_result
 from rabbithole.research.synthesis.prompts import labels as synthesis_labels
 
-VIA = {"de": "über", "en": "via"}
 NO_RESEARCH = "no section was researched: the report cites no sources"
 
 
@@ -71,8 +71,13 @@ async def compile_report(state: ReportState, runtime: Runtime[ResearchContext]) 
     headings = [d.heading for _, d in checked.sections]
     blocks = [f"# {checked.title}", assembly.table_of_contents(headings, own["contents"])]
     blocks += [markdown(d) for _, d in checked.sections]
-    sources = assembly.sources_block(
-        result.sources, names["sources"], names["page"], VIA.get(language, "via")
+    words = export_labels(language)
+    sources = render_sources(
+        result.sources,
+        heading=names["sources"],
+        page_label=names["page"],
+        weak_label=words["weak"],
+        chain_label=words["chain"],
     )
     if sources:
         blocks.append(sources)

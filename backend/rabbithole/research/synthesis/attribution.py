@@ -11,6 +11,7 @@ from rabbithole.embeddings.base import FloatArray
 from rabbithole.research.dig.extraction import unread_places
 from rabbithole.research.evidence.citations import render_report, render_sources, same_source
 from rabbithole.research.evidence.support import SupportChecker
+from rabbithole.research.export.labels import labels as export_labels
 from rabbithole.research.models import (
     CitationStats,
     ClaimView,
@@ -114,7 +115,14 @@ def build_result(
     ]
     markdown = rendered.markdown
     if sources:
-        markdown += "\n\n" + render_sources(sources, heading=names["sources"], page_label=names["page"])
+        words = export_labels(language)
+        markdown += "\n\n" + render_sources(
+            sources,
+            heading=names["sources"],
+            page_label=names["page"],
+            weak_label=words["weak"],
+            chain_label=words["chain"],
+        )
     elif not sections:
         unread = [p for t in state["task_results"] for p in t.passages_unread]
         body = (

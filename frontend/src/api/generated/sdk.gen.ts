@@ -78,8 +78,9 @@ export const listDocuments = <ThrowOnError extends boolean = false>(options: Opt
  * Upload Documents
  *
  * Store the PDFs and ingest them in the background; follow the job at GET /api/jobs/{id}. Files that
- * are not PDFs (by content), too large or that cannot be stored are listed as rejected; 422 when no file
- * is a PDF within the size limit, 503 when none could be stored.
+ * are empty, not PDFs (by content, whatever their name), too large or that cannot be stored are listed as
+ * rejected, under the name they were sent with and with the reason; 422 when no file is a PDF within the
+ * size limit, 503 when none could be stored.
  */
 export const uploadDocuments = <ThrowOnError extends boolean = false>(options: Options<UploadDocumentsData, ThrowOnError>) => (options.client ?? client).post<UploadDocumentsResponses, UploadDocumentsErrors, ThrowOnError>({
     ...formDataBodySerializer,
@@ -246,7 +247,7 @@ export const runEvents = <ThrowOnError extends boolean = false>(options: Options
 /**
  * List Runs
  *
- * Runs, newest first.
+ * Runs, newest first; `total` counts the runs that match the filters.
  */
 export const listRuns = <ThrowOnError extends boolean = false>(options?: Options<ListRunsData, ThrowOnError>) => (options?.client ?? client).get<ListRunsResponses, ListRunsErrors, ThrowOnError>({ url: '/api/runs', ...options });
 

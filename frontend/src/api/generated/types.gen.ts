@@ -3486,6 +3486,12 @@ export type ListRunsData = {
          */
         status?: Array<'queued' | 'running' | 'waiting_for_input' | 'done' | 'error' | 'cancelled'> | null;
         /**
+         * Q
+         *
+         * Only runs whose question contains this text (case ignored; on SQLite for A-Z only).
+         */
+        q?: string | null;
+        /**
          * Limit
          */
         limit?: number;

@@ -9,7 +9,7 @@ export const queryKeys = {
   search: (collection: string, q: string, k: number) => ["search", collection, q, k] as const,
   job: (id: string) => ["jobs", id] as const,
   runs: ["runs"] as const,
-  runList: (limit: number) => ["runs", "list", limit] as const,
+  runList: (limit: number, status = "", question = "") => ["runs", "list", limit, status, question] as const,
   run: (id: string) => ["runs", "detail", id] as const,
   report: (id: string) => ["runs", "report", id] as const,
   pages: (collection: string, document: string, page: number) => ["pages", collection, document, page] as const,

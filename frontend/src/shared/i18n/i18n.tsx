@@ -30,12 +30,34 @@ function safeStorage(): Storage | null {
 
 export type Translate = (key: MessageKey, vars?: Record<string, string | number>) => string;
 
+/**
+ * A plural choice inside a message: `{n, plural, one {# document} other {# documents}}` picks the branch
+ * the language's plural rules give for the number `n` (`=0` and the like match an exact number first);
+ * `#` in the branch is the number. A branch may hold other `{placeholders}`.
+ */
+const PLURAL = /\{(\w+), plural,((?:\s*(?:=\d+|zero|one|two|few|many|other)\s*\{(?:[^{}]|\{\w+\})*\})+)\s*\}/g;
+const BRANCH = /(=\d+|zero|one|two|few|many|other)\s*\{((?:[^{}]|\{\w+\})*)\}/g;
+const PLURAL_RULES: Record<Language, Intl.PluralRules> = {
+  en: new Intl.PluralRules("en"),
+  de: new Intl.PluralRules("de"),
+};
+
+/** The branch for `count` (a number given as text, already formatted, takes "other"), `#` filled in. */
+function choosePlural(language: Language, count: string | number, branches: string): string {
+  const options = new Map([...branches.matchAll(BRANCH)].map((m) => [m[1], m[2]]));
+  const category = typeof count === "number" ? PLURAL_RULES[language].select(count) : "other";
+  const text = options.get(`=${count}`) ?? options.get(category) ?? options.get("other") ?? "";
+  return text.replaceAll("#", String(count));
+}
+
 export function translate(language: Language, key: MessageKey, vars?: Record<string, string | number>): string {
   const template = DICTIONARIES[language][key] ?? en[key];
   if (!vars) return template;
-  return template.replace(/\{(\w+)\}/g, (match, name: string) =>
-    name in vars ? String(vars[name]) : match,
-  );
+  const chosen = template.replace(PLURAL, (match, name: string, branches: string) => {
+    const count = vars[name];
+    return count === undefined ? match : choosePlural(language, count, branches);
+  });
+  return chosen.replace(/\{(\w+)\}/g, (match, name: string) => (name in vars ? String(vars[name]) : match));
 }
 
 interface I18nValue {

@@ -4,16 +4,17 @@ import { useI18n } from "../../../shared/i18n/i18n";
 import { ErrorAlert } from "../../../shared/ui/ErrorAlert";
 import { useCollections } from "../api/useCollections";
 import { useCreateCollection } from "../api/useCreateCollection";
-
-const NAME = /^[A-Za-z0-9_.-]{1,60}$/;
+import { deriveCollectionName } from "../lib/collectionName";
 
 export function CollectionsPage() {
   const { t, formatDate } = useI18n();
   const navigate = useNavigate();
   const collections = useCollections();
   const create = useCreateCollection();
-  const [name, setName] = useState("");
-  const valid = NAME.test(name);
+  const [typed, setTyped] = useState("");
+  const name = deriveCollectionName(typed);
+  const valid = name !== "";
+  const note = typed.trim() === "" ? null : !valid ? "noName" : name !== typed.trim() ? "derived" : null;
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -28,17 +29,20 @@ export function CollectionsPage() {
         <label htmlFor="collection-name">{t("collections.name")}</label>
         <input
           id="collection-name"
-          value={name}
-          maxLength={60}
-          aria-describedby="collection-name-help"
-          aria-invalid={name !== "" && !valid}
-          onChange={(e) => setName(e.target.value)}
+          value={typed}
+          aria-describedby="collection-name-help collection-name-derived"
+          aria-invalid={typed.trim() !== "" && !valid}
+          onChange={(e) => setTyped(e.target.value)}
         />
         <button type="submit" className="primary" disabled={!valid || create.isPending}>
           {t("collections.create")}
         </button>
         <p id="collection-name-help" className="muted small">
           {t("collections.nameHelp")}
+        </p>
+        <p id="collection-name-derived" className={note === "noName" ? "field-error" : "small"} aria-live="polite">
+          {note === "derived" && t("collections.derivedName", { name })}
+          {note === "noName" && t("collections.noName")}
         </p>
       </form>
       <ErrorAlert error={create.error} />

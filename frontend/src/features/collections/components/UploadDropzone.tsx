@@ -5,6 +5,7 @@ import { queryKeys } from "../../../shared/api/queryKeys";
 import { useI18n } from "../../../shared/i18n/i18n";
 import { useJob } from "../api/useJob";
 import { uploadDocument } from "../api/uploadDocument";
+import { checkUpload, type UploadRefusal } from "../lib/uploadCheck";
 
 interface Upload {
   key: string;
@@ -14,7 +15,35 @@ interface Upload {
   error: string | null;
 }
 
+interface Refused {
+  key: string;
+  file: File;
+  refusal: UploadRefusal;
+}
+
 let uploads = 0;
+
+/** A file of the drop that is not uploaded, with the reason (it is empty, or not a PDF). */
+function RefusedRow({ item }: { item: Refused }) {
+  const { t } = useI18n();
+  const { refusal } = item;
+  const reason =
+    refusal.kind === "empty"
+      ? t("upload.empty")
+      : refusal.extension && refusal.extension !== "pdf"
+        ? t("upload.notPdfType", { extension: refusal.extension })
+        : t("upload.notPdfContent");
+  return (
+    <li className="upload upload-failed upload-refused" data-file={item.file.name}>
+      <span className="upload-name" title={item.file.name}>
+        {item.file.name}
+      </span>
+      <span className="upload-state" role="alert">
+        {t("upload.notUploaded")}: {reason} {t("upload.onlyPdf")}
+      </span>
+    </li>
+  );
+}
 
 function UploadRow({ upload, collection }: { upload: Upload; collection: string }) {
   const { t } = useI18n();
@@ -30,7 +59,9 @@ function UploadRow({ upload, collection }: { upload: Upload; collection: string 
   const failed = state === "error" || state === "failed" || state === "rejected";
   return (
     <li className={`upload upload-${failed ? "failed" : state}`} data-file={upload.file.name}>
-      <span className="upload-name">{upload.file.name}</span>
+      <span className="upload-name" title={upload.file.name}>
+        {upload.file.name}
+      </span>
       <progress
         max={100}
         value={state === "uploading" ? Math.round(upload.progress * 100) : state === "ingesting" ? undefined : 100}
@@ -48,24 +79,35 @@ function UploadRow({ upload, collection }: { upload: Upload; collection: string 
 }
 
 /**
- * Drop PDFs here (or choose them): each file is uploaded on its own, with its progress, then followed
- * through its ingestion job to ingested, unchanged, failed or rejected (with the reason).
+ * Drop PDFs here (or choose them): each file is checked by its content first (an empty file, or one that is
+ * not a PDF, is listed as not uploaded, with the reason, and the others go on), then uploaded on its own,
+ * with its progress, and followed through its ingestion job to ingested, unchanged, failed or rejected (with
+ * the reason).
  */
 export function UploadDropzone({ collection }: { collection: string }) {
   const { t } = useI18n();
   const queryClient = useQueryClient();
   const input = useRef<HTMLInputElement>(null);
   const [items, setItems] = useState<Upload[]>([]);
+  const [refused, setRefused] = useState<Refused[]>([]);
   const [over, setOver] = useState(false);
 
   const patch = (key: string, change: Partial<Upload>) =>
     setItems((list) => list.map((u) => (u.key === key ? { ...u, ...change } : u)));
 
-  const start = (files: FileList | File[]) => {
-    const fresh = [...files].map((file) => {
+  /** Uploads the PDFs of a drop; the files that are empty or not PDFs are listed as not uploaded. */
+  const start = async (dropped: FileList | File[]) => {
+    const files = [...dropped];
+    const refusals = await Promise.all(files.map(checkUpload));
+    const fresh: Upload[] = [];
+    const notUploaded: Refused[] = [];
+    files.forEach((file, index) => {
       uploads += 1;
-      return { key: `u${uploads}`, file, progress: 0, jobId: null, error: null } satisfies Upload;
+      const refusal = refusals[index];
+      if (refusal) notUploaded.push({ key: `u${uploads}`, file, refusal });
+      else fresh.push({ key: `u${uploads}`, file, progress: 0, jobId: null, error: null });
     });
+    setRefused((list) => [...notUploaded, ...list]);
     setItems((list) => [...fresh, ...list]);
     for (const upload of fresh) {
       uploadDocument(collection, upload.file, (progress) => patch(upload.key, { progress }))
@@ -80,7 +122,7 @@ export function UploadDropzone({ collection }: { collection: string }) {
   const onDrop = (event: DragEvent) => {
     event.preventDefault();
     setOver(false);
-    if (event.dataTransfer.files.length > 0) start(event.dataTransfer.files);
+    if (event.dataTransfer.files.length > 0) void start([...event.dataTransfer.files]);
   };
 
   return (
@@ -108,11 +150,18 @@ export function UploadDropzone({ collection }: { collection: string }) {
           accept="application/pdf,.pdf"
           multiple
           onChange={(e) => {
-            if (e.target.files) start(e.target.files);
+            if (e.target.files) void start([...e.target.files]);
             e.target.value = "";
           }}
         />
       </div>
+      {refused.length > 0 && (
+        <ul className="uploads" aria-label={t("upload.refusedList")} data-testid="uploads-refused">
+          {refused.map((item) => (
+            <RefusedRow key={item.key} item={item} />
+          ))}
+        </ul>
+      )}
       {items.length > 0 && (
         <ul className="uploads" aria-label={t("upload.list")}>
           {items.map((u) => (

@@ -1,7 +1,7 @@
-import { screen } from "@testing-library/react";
+import { fireEvent, screen } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { MemoryRouter } from "react-router";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { renderWithProviders } from "../../../test/render";
 import { createRunBody, NewRunPage } from "./NewRunPage";
 
@@ -55,4 +55,26 @@ describe("new run page", () => {
     expect(screen.getByRole("spinbutton", { name: "Refinement rounds" })).toHaveValue(1);
     expect(screen.getByRole("button", { name: "Start report" })).toBeInTheDocument();
   });
+
+  it("keeps a 20,000-character question whole, says it is over the limit and sends nothing", async () => {
+    const collections = [{ name: "laws", embedding_model: "m", documents: 1, chunks: 1, updated_at: "2026-01-01T00:00:00Z" }];
+    const fetch = vi.fn(async (_request: Request) => Response.json(collections));
+    vi.stubGlobal("fetch", fetch);
+    renderWithProviders(
+      <MemoryRouter>
+        <NewRunPage />
+      </MemoryRouter>,
+    );
+    const field = screen.getByRole("textbox", { name: "Question" });
+    fireEvent.change(field, { target: { value: "x".repeat(20_000) } });
+    expect(field).toHaveValue("x".repeat(20_000));
+    expect(field).toHaveAttribute("aria-invalid", "true");
+    expect(screen.getByText("20,000 characters: the limit is 4,000. Shorten it by 16,000; nothing is cut or sent until then.")).toBeInTheDocument();
+    await userEvent.click(screen.getByRole("button", { name: "Start research" }));
+    expect(fetch.mock.calls.map(([request]) => request.method)).not.toContain("POST");
+    fireEvent.change(field, { target: { value: "Wer prüft?" } });
+    expect(screen.getByText("10 of 4,000 characters.")).toBeInTheDocument();
+  });
 });
+
+afterEach(() => vi.unstubAllGlobals());

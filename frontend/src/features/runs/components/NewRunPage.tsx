@@ -13,6 +13,9 @@ function optionalInt(value: string): number | undefined {
 
 type Mode = "interactive" | "quick" | "report";
 
+/** The most characters of a question (or topic) the server takes (CreateRun.question's maxLength). */
+export const MAX_QUESTION = 4000;
+
 /** The report fields of the form: guidance, required section titles (one per line), refinement rounds. */
 export interface ReportValues {
   guidance: string;
@@ -58,7 +61,7 @@ export function createRunBody(
 }
 
 export function NewRunPage() {
-  const { t } = useI18n();
+  const { t, formatNumber } = useI18n();
   const navigate = useNavigate();
   const [params] = useSearchParams();
   const collections = useCollections();
@@ -76,7 +79,9 @@ export function NewRunPage() {
 
   const names = collections.data?.map((c) => c.name) ?? [];
   const chosen = selected.length === 0 && names.length === 1 ? names : selected;
-  const invalid = question.trim() === "" || chosen.length === 0;
+  const length = question.trim().length;
+  const tooLong = length > MAX_QUESTION;
+  const invalid = length === 0 || tooLong || chosen.length === 0;
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -103,12 +108,17 @@ export function NewRunPage() {
           id="question"
           rows={3}
           value={question}
-          maxLength={4000}
           required
-          aria-invalid={touched && question.trim() === ""}
+          aria-invalid={tooLong || (touched && length === 0)}
+          aria-describedby="question-length"
           onChange={(e) => setQuestion(e.target.value)}
         />
-        {touched && question.trim() === "" && (
+        <p id="question-length" className={tooLong ? "field-error" : "muted small"} aria-live="polite">
+          {tooLong
+            ? t("newRun.questionTooLong", { length: formatNumber(length), max: formatNumber(MAX_QUESTION), over: formatNumber(length - MAX_QUESTION) })
+            : t("newRun.questionLength", { length: formatNumber(length), max: formatNumber(MAX_QUESTION) })}
+        </p>
+        {touched && length === 0 && (
           <p className="field-error">{mode === "report" ? t("newRun.topicRequired") : t("newRun.questionRequired")}</p>
         )}
 

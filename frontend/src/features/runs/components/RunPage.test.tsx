@@ -226,7 +226,7 @@ describe("run page", () => {
     expect(sections[0]).toHaveTextContent("cut off at its output limit");
     const sentences = within(sections[0]!).getAllByRole("listitem");
     expect(sentences[0]).toHaveTextContent("Workers may receive 20 mSv. checking sources");
-    expect(within(sentences[0]!).getByText("checking sources")).toHaveAttribute("title", expect.stringContaining("Cites 2 piece(s) of evidence"));
+    expect(within(sentences[0]!).getByText("checking sources")).toHaveAttribute("title", expect.stringContaining("Cites 2 pieces of evidence"));
     expect(sentences[1]).toHaveTextContent("It is checked. no source");
     // no source links yet: the events carry evidence ids, which only the checked report maps to pages
     expect(within(draft).queryAllByRole("button")).toHaveLength(0);
@@ -252,6 +252,37 @@ describe("run page", () => {
     const report = await screen.findByTestId("report");
     expect(screen.queryByTestId("draft-report")).toBeNull();
     expect(within(report).getByRole("button", { name: "Citation 1: open the source" })).toBeInTheDocument();
+  });
+
+  it("has one Warnings box: the report's, with the run's warnings it does not hold", async () => {
+    renderRun();
+    await screen.findByRole("heading", { name: "Welche Dosisgrenzwerte gelten?" });
+    await waitFor(() => expect(FakeSource.made.length).toBeGreaterThan(0));
+    const stream = FakeSource.made.at(-1)!;
+    stream.send(1, "status", { status: "running", phase: "dig" });
+    stream.send(2, "warning", { message: "task t2 found no evidence" });
+    stream.send(3, "warning", { message: "1 citation(s) are weakly supported" });
+    expect(screen.getAllByText(/^Warnings \(/)).toHaveLength(1);
+    const result = {
+      run_id: "r1",
+      question: "Welche Dosisgrenzwerte gelten?",
+      language: "en",
+      status: "done",
+      answerable: true,
+      report_markdown: "# Dose limits\n\nWorkers may receive 20 mSv.",
+      warnings: ["1 citation(s) are weakly supported"],
+    };
+    stream.send(4, "report", { result });
+    stream.send(5, "done", { status: "done" });
+    await screen.findByTestId("report");
+    const boxes = screen.getAllByText(/^Warnings \(/);
+    expect(boxes).toHaveLength(1);
+    expect(boxes[0]).toHaveTextContent("Warnings (2)");
+    const box = boxes[0]!.closest("details")!;
+    expect(within(box).getAllByRole("listitem").map((li) => li.textContent)).toEqual([
+      "1 citation(s) are weakly supported",
+      "task t2 found no evidence",
+    ]);
   });
 
   it("a run that stops while writing says its drafts were not checked", async () => {

@@ -15,6 +15,7 @@ import { ClarificationPanel } from "./ClarificationPanel";
 import { DraftReport } from "./DraftReport";
 import { OutlineForm } from "./OutlineForm";
 import { PlanForm } from "./PlanForm";
+import { withRunWarnings } from "../lib/runWarnings";
 import { RunAnnouncer } from "./RunAnnouncer";
 import { isActive, RunHeader } from "./RunHeader";
 import { Collapsed, RunProgress } from "./RunProgress";
@@ -128,7 +129,8 @@ function RunView({ runId }: { runId: string }) {
   );
   const reportView = report && report.report_markdown && (
     <Suspense fallback={<p>{t("common.loading")}</p>}>
-      <ReportView runId={runId} result={report} onCite={openCitation} active={cite} />
+      {/* one Warnings box: the report's, with the run's own warnings it does not hold */}
+      <ReportView runId={runId} result={withRunWarnings(report, view.warnings)} onCite={openCitation} active={cite} />
     </Suspense>
   );
 
@@ -183,12 +185,12 @@ function RunView({ runId }: { runId: string }) {
               {reportView}
             </TabPanel>
             <TabPanel tab="how" selected={shownTab === "how"}>
-              <RunProgress view={view} now={now} clarification={view.clarifications.length > 0 && clarification} />
+              <RunProgress view={view} now={now} clarification={view.clarifications.length > 0 && clarification} warnings={false} />
             </TabPanel>
           </>
         ) : (
           <>
-            <RunProgress view={view} now={now} clarification={clarifying ? clarification : pastClarification} forms={forms} />
+            <RunProgress view={view} now={now} clarification={clarifying ? clarification : pastClarification} forms={forms} warnings={!reportView} />
             {!report && <DraftReport view={view} active={isActive(status)} onCite={(id) => openCitation(null, id)} />}
             {reportView}
           </>

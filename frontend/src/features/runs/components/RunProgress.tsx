@@ -19,18 +19,21 @@ export function Collapsed({ summary, testId, children }: { summary: string; test
 /**
  * The way the run goes (or went): the phases, ``clarification`` (the conversation, or its forms), ``forms``
  * (the plan or outline waiting for the user), the report sections' cards, the tasks as a compact list, and,
- * collapsed, the references followed and the warnings.
+ * collapsed, the references followed and the warnings (``warnings`` false: the report shows them, so there is one
+ * Warnings box).
  */
 export function RunProgress({
   view,
   now,
   clarification,
   forms,
+  warnings = true,
 }: {
   view: RunView;
   now: number;
   clarification?: ReactNode;
   forms?: ReactNode;
+  warnings?: boolean;
 }) {
   const { t } = useI18n();
   return (
@@ -45,7 +48,7 @@ export function RunProgress({
           <ReferenceGraph references={view.references} />
         </Collapsed>
       )}
-      {view.warnings.length > 0 && (
+      {warnings && view.warnings.length > 0 && (
         <Collapsed summary={t("run.warnings", { n: view.warnings.length })} testId="run-warnings">
           <ul>
             {view.warnings.map((w, i) => (
