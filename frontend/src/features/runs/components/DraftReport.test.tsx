@@ -67,7 +67,7 @@ describe("DraftReport", () => {
     const [done, writing] = within(text).getAllByRole("listitem");
     expect(done).toHaveTextContent("Workers may receive 20 mSv. [1]");
     // the id the run did not retrieve is no link: it is said to be checked
-    expect(within(done!).getByText("checking sources")).toHaveAttribute("title", expect.stringContaining("Cites 1 piece(s)"));
+    expect(within(done!).getByText("checking sources")).toHaveAttribute("title", expect.stringContaining("Cites 1 piece of evidence not checked yet"));
     expect(within(done!).getAllByRole("button")).toHaveLength(1);
     expect(writing).toHaveTextContent("It is checked ev");
     expect(within(writing!).queryByRole("button")).toBeNull();
