@@ -27,6 +27,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from rabbithole.api.deps import RunServiceDep
 from rabbithole.api.errors import responses
 from rabbithole.api.runs.broker import CLOSED
+from rabbithole.api.runs.event_schemas import RunEventPayload, RunListChange
 from rabbithole.api.runs.service import TERMINAL, RunService
 from rabbithole.core.errors import InvalidRequestError
 from rabbithole.runs.event_log import RunEvent
@@ -38,6 +39,7 @@ PING_S = 15
 #: How often a stream reads the log of a run that another process (the CLI, another server) executes.
 ELSEWHERE_POLL_S = 1.0
 
+#: The types of a run's events (``RunEventPayload``'s discriminator values; a test keeps the two the same).
 EVENT_TYPES = (
     "status",
     "phase",
@@ -73,17 +75,6 @@ SSE_EVENT_SCHEMA: dict[str, Any] = {
 }
 
 
-#: A run's server-sent event: ``event`` is one of EVENT_TYPES, so clients generated from the OpenAPI document
-#: know the types (the web app listens for exactly these).
-RUN_SSE_EVENT_SCHEMA: dict[str, Any] = {
-    **SSE_EVENT_SCHEMA,
-    "properties": {
-        **SSE_EVENT_SCHEMA["properties"],
-        "event": {"type": "string", "enum": list(EVENT_TYPES)},
-    },
-}
-
-
 def _json_error(description: str) -> dict[str, Any]:
     """An error answer of a streaming route: JSON (the one error body), not an event stream."""
     ref = {"$ref": "#/components/schemas/ErrorResponse"}
@@ -95,20 +86,21 @@ _SSE_ERRORS: dict[int | str, dict[str, Any]] = {
     404: _json_error("No such run."),
     422: _json_error("Bad Last-Event-ID or ?after."),
 }
+#: The schema of a run's stream is its events' ``data``: a ``RunEventPayload`` (generated into the web app).
 _SSE: dict[int | str, dict[str, Any]] = {
     200: {
+        "model": RunEventPayload,
         "description": "A stream of server-sent events: `id` is the event's number, `event` its type, "
-        f"`data` a JSON object with `type`, `run_id`, `seq`, `created_at` and the event's fields. "
+        "`data` a JSON object (the schema): `type`, `run_id`, `seq`, `created_at` and the event's fields. "
         f"Types: {', '.join(EVENT_TYPES)}.",
-        "content": {"text/event-stream": {"schema": RUN_SSE_EVENT_SCHEMA}},
     },
 }
 
 
 _SSE_GLOBAL: dict[str, Any] = {
+    "model": RunListChange,
     "description": "A stream of server-sent events: `ready` first, then `status`, `phase` and `deleted` "
-    "changes with `data` {change, run_id, status, phase, seq}.",
-    "content": {"text/event-stream": {"schema": SSE_EVENT_SCHEMA}},
+    "changes; `event` is the change, `data` a JSON object (the schema).",
 }
 
 
