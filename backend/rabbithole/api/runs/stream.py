@@ -75,6 +75,12 @@ SSE_EVENT_SCHEMA: dict[str, Any] = {
 }
 
 
+class EventStream(EventSourceResponse):
+    """An SSE response whose media type the OpenAPI document knows (the event models are its schema)."""
+
+    media_type = "text/event-stream"
+
+
 def _json_error(description: str) -> dict[str, Any]:
     """An error answer of a streaming route: JSON (the one error body), not an event stream."""
     ref = {"$ref": "#/components/schemas/ErrorResponse"}
@@ -189,7 +195,7 @@ def replay_start(after: int | None, last_event_id: str | None) -> int:
     return after or 0
 
 
-@router.get("/runs/events", response_class=EventSourceResponse, responses={**_SSE_ERRORS, 200: _SSE_GLOBAL})
+@router.get("/runs/events", response_class=EventStream, responses={**_SSE_ERRORS, 200: _SSE_GLOBAL})
 async def run_list_changes(runs: RunServiceDep) -> EventSourceResponse:
     """Changes of the run list (live only), after a first ``ready`` event (subscribed), typed ``status``,
     ``phase`` or ``deleted``:
@@ -205,7 +211,7 @@ async def run_list_changes(runs: RunServiceDep) -> EventSourceResponse:
     return EventSourceResponse(changes(), ping=PING_S)
 
 
-@router.get("/runs/{run_id}/events", response_class=EventSourceResponse, responses={**_SSE_ERRORS, **_SSE})
+@router.get("/runs/{run_id}/events", response_class=EventStream, responses={**_SSE_ERRORS, **_SSE})
 async def run_events(
     run_id: str,
     runs: RunServiceDep,
