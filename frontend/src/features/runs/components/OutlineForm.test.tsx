@@ -12,10 +12,11 @@ const outline: OutlineInterrupt = {
   limit: 4,
   round: 0,
   max_rounds: 3,
+  error: null,
   sections: [
-    { id: "s1", title: "Introduction", description: "Scope", research: false, questions: [] },
-    { id: "s2", title: "Dose limits", description: "§ 78", research: true, questions: ["Which dose limits apply?"] },
-    { id: "s3", title: "Monitoring", description: "", research: true, questions: ["How is the dose measured?"] },
+    { id: "s1", title: "Introduction", description: "Scope", research: false, questions: [], corpus_queries: [] },
+    { id: "s2", title: "Dose limits", description: "§ 78", research: true, questions: ["Which dose limits apply?"], corpus_queries: [] },
+    { id: "s3", title: "Monitoring", description: "", research: true, questions: ["How is the dose measured?"], corpus_queries: [] },
   ],
 };
 
@@ -58,7 +59,7 @@ describe("outline form", () => {
         { id: "s1", title: "Introduction", description: "Scope", research: true },
         { title: "Conclusion", description: "", research: false },
         // renamed: the questions the form shows are sent, so the section is not searched under its title only
-        { id: "s2", title: "Dose limits per year", description: "§ 78", research: true, questions: ["Which dose limits apply?"] },
+        { id: "s2", title: "Dose limits per year", description: "§ 78", research: true, questions: ["Which dose limits apply?"], corpus_queries: [] },
       ],
     });
   });
@@ -84,9 +85,9 @@ describe("outline form", () => {
       action: "edit",
       sections: [
         { id: "s1", title: "Introduction", description: "Scope", research: false },
-        { id: "s2", title: "Dose limits", description: "§ 78", research: true, questions: [] },
-        { id: "s3", title: "Monitoring", description: "", research: true, questions: ["Who measures the dose?", "How often?"] },
-        { title: "Conclusion", description: "", research: true, questions: ["What follows?"] },
+        { id: "s2", title: "Dose limits", description: "§ 78", research: true, questions: [], corpus_queries: [] },
+        { id: "s3", title: "Monitoring", description: "", research: true, questions: ["Who measures the dose?", "How often?"], corpus_queries: [] },
+        { title: "Conclusion", description: "", research: true, questions: ["What follows?"], corpus_queries: [] },
       ],
     });
   });

@@ -16,16 +16,19 @@ const round: ClarificationInterrupt = {
   queries: ["Grenzwerte beruflich exponierte Personen"],
   passages: [{ chunk_id: "c9", document: "StrlSchG.pdf", page: 41, section: "§ 78", score: 0.83, snippet: "Der Grenzwert der effektiven Dosis" }],
   dedup_ratio: 0.2,
+  answer: null,
+  error: null,
 };
 
 const plan: PlanInterrupt = {
   kind: "plan",
   question: "Welche Dosisgrenzwerte gelten?",
   limit: 4,
+  error: null,
   tasks: [
-    { id: "t1", title: "Effective dose limits", description: "§ 78", queries: ["q1"] },
-    { id: "t2", title: "Organ dose limits", description: "", queries: ["q2"] },
-    { id: "t3", title: "Apprentices", description: "", queries: ["q3"] },
+    { id: "t1", title: "Effective dose limits", description: "§ 78", queries: ["q1"], corpus_queries: [] },
+    { id: "t2", title: "Organ dose limits", description: "", queries: ["q2"], corpus_queries: [] },
+    { id: "t3", title: "Apprentices", description: "", queries: ["q3"], corpus_queries: [] },
   ],
 };
 

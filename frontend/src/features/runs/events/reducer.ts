@@ -1,24 +1,17 @@
-import type { ResearchResult } from "../../../api/generated/types.gen";
+import { draftOf } from "./drafts";
 import {
   PHASES,
   REPORT_PHASES,
   SECTION_STATES,
-  type Assessment,
-  type ClarificationRound,
-  type Interrupt,
   type Phase,
-  type ReferenceFollowed,
   type RunEvent,
-  type RunStatus,
+  type RunEventOf,
   type RunView,
   type SectionProgress,
-  type SectionState,
   type TaskProgress,
-  type TaskSpec,
   type TaskState,
   type TodoTask,
 } from "./types";
-import { draftOf } from "./drafts";
 
 export const EMPTY_VIEW: RunView = {
   lastSeq: 0,
@@ -52,21 +45,11 @@ export interface RunEventLog {
 
 export const EMPTY_LOG: RunEventLog = { events: [], view: EMPTY_VIEW };
 
-const TASK_STATES = new Set<string>(["pending", "running", "done", "error"]);
-
 function isPhase(value: unknown): value is Phase {
   return (
     typeof value === "string" &&
     ((PHASES as readonly string[]).includes(value) || (REPORT_PHASES as readonly string[]).includes(value))
   );
-}
-
-function isSectionState(value: unknown): value is SectionState {
-  return typeof value === "string" && (SECTION_STATES as readonly string[]).includes(value);
-}
-
-function asNumber(value: unknown): number | undefined {
-  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
 }
 
 function withPhase(view: RunView, phase: Phase, at: string): RunView {
@@ -86,21 +69,20 @@ function withTaskState(todo: TodoTask[], taskId: string, state: TaskState): Todo
   return todo.map((task) => (task.id === taskId ? { ...task, state } : task));
 }
 
-function progressOf(view: RunView, event: RunEvent): RunView {
-  const taskId = String(event.task_id ?? "");
-  if (!taskId) return view;
+function progressOf(view: RunView, event: RunEventOf<"task_progress">): RunView {
+  const taskId = event.task_id;
   const before: TaskProgress = view.progress[taskId] ?? { step: "pending", steps: 0 };
-  const state = typeof event.state === "string" && TASK_STATES.has(event.state) ? (event.state as TaskState) : undefined;
+  const state = event.state ?? undefined;
   const next: TaskProgress = {
     ...before,
-    step: String(event.step ?? before.step),
+    step: event.step,
     steps: before.steps + 1,
     ...(state ? { state } : {}),
-    ...(Array.isArray(event.queries) ? { queries: event.queries.map(String) } : {}),
+    ...(event.queries ? { queries: event.queries } : {}),
   };
   for (const key of ["passages", "followed", "skipped", "batch", "evidence"] as const) {
-    const value = asNumber(event[key]);
-    if (value !== undefined) next[key] = value;
+    const value = event[key];
+    if (typeof value === "number") next[key] = value;
   }
   return {
     ...view,
@@ -114,10 +96,9 @@ function progressOf(view: RunView, event: RunEvent): RunView {
  * order (ids s1..sn, compared by number); `rounds` counts its search rounds over all passes; the latest
  * grade wins (a failed grade, then a passed one, is passed); `refined` counts its refinement passes.
  */
-function sectionOf(view: RunView, event: RunEvent): RunView {
-  const id = typeof event.section_id === "string" ? event.section_id : "";
-  if (!id || !isSectionState(event.state)) return view;
-  const state = event.state;
+function sectionOf(view: RunView, event: RunEventOf<"section">): RunView {
+  const { section_id: id, state } = event;
+  if (typeof id !== "string" || !id || !SECTION_STATES.includes(state)) return view; // one it cannot read
   const before: SectionProgress = view.sections.find((s) => s.id === id) ?? {
     id,
     title: "",
@@ -126,16 +107,15 @@ function sectionOf(view: RunView, event: RunEvent): RunView {
     rounds: 0,
     refined: 0,
   };
-  const evidence = asNumber(event.evidence);
   const next: SectionProgress = {
     ...before,
-    title: typeof event.title === "string" && event.title ? event.title : before.title,
+    title: event.title || before.title,
     state,
     rounds: state === "researching" ? before.rounds + 1 : before.rounds,
-    ...(evidence !== undefined ? { evidence } : {}),
+    ...(typeof event.evidence === "number" ? { evidence: event.evidence } : {}),
   };
   if (typeof event.passed === "boolean") next.passed = event.passed;
-  if (state === "refining") next.instructions = typeof event.instructions === "string" ? event.instructions : "";
+  if (state === "refining") next.instructions = event.instructions ?? "";
   if (state === "refined") next.refined = before.refined + 1;
   const others = view.sections.filter((s) => s.id !== id);
   const sections = [...others, next].sort((a, b) => a.id.localeCompare(b.id, undefined, { numeric: true }));
@@ -152,30 +132,31 @@ export function applyEvent(view: RunView, event: RunEvent): RunView {
   };
   switch (event.type) {
     case "status": {
-      const status = event.status as RunStatus;
+      const status = event.status;
       next = { ...next, status };
       if (status !== "waiting_for_input") next = { ...next, interrupt: null };
       if (status === "running" || status === "queued") next = { ...next, error: null, terminal: false };
-      if (status === "error" && typeof event.error === "string") next = { ...next, error: event.error };
+      if (status === "error" && event.error) next = { ...next, error: event.error };
       if (isPhase(event.phase)) next = withPhase(next, event.phase, event.created_at);
       return next;
     }
     case "phase":
-      return isPhase(event.phase) ? withPhase(next, event.phase, event.created_at) : next;
+      return withPhase(next, event.phase, event.created_at);
     case "language":
-      return { ...next, language: typeof event.language === "string" ? event.language : null };
-    case "assessment":
-      return { ...next, assessment: event as unknown as Assessment };
+      return { ...next, language: event.language };
+    case "assessment": {
+      const { type: _t, run_id: _r, seq: _s, created_at: _c, ...assessment } = event;
+      return { ...next, assessment };
+    }
     case "clarification": {
-      const round = event.round as ClarificationRound | undefined;
-      if (!round || typeof round.round !== "number") return next;
+      const round = event.round;
       const others = next.clarifications.filter((r) => r.round !== round.round);
       return { ...next, clarifications: [...others, round].sort((a, b) => a.round - b.round) };
     }
     case "plan":
-      return { ...next, plan: Array.isArray(event.tasks) ? (event.tasks as TaskSpec[]) : [] };
+      return { ...next, plan: event.tasks };
     case "todo":
-      return { ...next, todo: Array.isArray(event.tasks) ? (event.tasks as TodoTask[]) : [] };
+      return { ...next, todo: event.tasks };
     case "task_progress":
       return progressOf(next, event);
     case "section":
@@ -183,38 +164,28 @@ export function applyEvent(view: RunView, event: RunEvent): RunView {
     case "draft_section":
       return draftOf(next, event);
     case "reference_followed": {
-      const item = event as unknown as Omit<ReferenceFollowed, "seq">;
-      const followed: ReferenceFollowed = {
-        seq: event.seq,
-        task_id: String(item.task_id),
-        from: item.from,
-        mention: String(item.mention ?? ""),
-        to: item.to,
-        depth: asNumber(item.depth) ?? 0,
-      };
-      return { ...next, references: [...next.references, followed] };
+      const { seq, task_id, from, mention, to, depth } = event;
+      return { ...next, references: [...next.references, { seq, task_id, from, mention, to, depth }] };
     }
     case "warning":
-      return { ...next, warnings: [...next.warnings, String(event.message ?? "")] };
+      return { ...next, warnings: [...next.warnings, event.message] };
     case "remediation":
-      return { ...next, remediation: Array.isArray(event.issues) ? event.issues.map(String) : [] };
+      return { ...next, remediation: event.issues };
     case "interrupt": {
-      const { type: _t, run_id: _r, seq: _s, created_at: _c, ...payload } = event;
-      return { ...next, interrupt: payload as unknown as Interrupt, status: "waiting_for_input" };
+      const { type: _t, run_id: _r, seq: _s, created_at: _c, ...interrupt } = event;
+      return { ...next, interrupt, status: "waiting_for_input" };
     }
     case "report":
       // the checked report replaces the drafts
-      return { ...next, report: (event.result as ResearchResult | undefined) ?? null, drafts: [] };
+      return { ...next, report: event.result, drafts: [] };
     case "error":
       return closePhases(
-        { ...next, status: "error", error: String(event.message ?? ""), interrupt: null, terminal: true },
+        { ...next, status: "error", error: event.message, interrupt: null, terminal: true },
         event.created_at,
       );
-    case "done": {
-      const status = (event.status as RunStatus | undefined) ?? "done";
-      return closePhases({ ...next, status, interrupt: null, terminal: true }, event.created_at);
-    }
-    default:
+    case "done":
+      return closePhases({ ...next, status: event.status, interrupt: null, terminal: true }, event.created_at);
+    case "outline":
       return next;
   }
 }
@@ -247,17 +218,4 @@ export function addEvents(log: RunEventLog, incoming: readonly RunEvent[]): RunE
   }
   if (events === log.events) return log;
   return { events, view: refold ? foldEvents(events) : view };
-}
-
-/** Parses one SSE message's data; null when it is not a run event. */
-export function parseRunEvent(data: string): RunEvent | null {
-  try {
-    const value: unknown = JSON.parse(data);
-    if (typeof value !== "object" || value === null) return null;
-    const event = value as Partial<RunEvent>;
-    if (typeof event.type !== "string" || typeof event.seq !== "number") return null;
-    return event as RunEvent;
-  } catch {
-    return null;
-  }
 }

@@ -1,9 +1,29 @@
+/**
+ * The run's events and interrupts are generated from the backend's OpenAPI document (`npm run generate`:
+ * `RunEventPayload`, discriminated by `type`; `Interrupt`, by `kind`); the names below are aliases of the
+ * generated types, so a field renamed in the backend fails `tsc`. What is the app's own is declared here:
+ * the view folded from the events (RunView, TaskProgress, PhaseSpan, SectionProgress, ...).
+ */
 import type {
   ClarificationAnswer,
+  DraftClaim as GeneratedDraftClaim,
+  Interrupt as GeneratedInterrupt,
   OutlineAnswer,
   ResearchResult,
+  RunEventPayload,
   RunSummary,
+  SectionEventPayload,
   TaskEdit,
+} from "../../../api/generated/types.gen";
+
+export type {
+  ClarificationRound,
+  RetrievedPassage,
+  RunEventPayload,
+  RunListChange,
+  SectionSpec as OutlineSection,
+  TaskSpec,
+  TodoItem as TodoTask,
 } from "../../../api/generated/types.gen";
 
 /** The statuses and phases of a run (research/models.py). */
@@ -15,83 +35,29 @@ export type Phase = (typeof PHASES)[number] | (typeof REPORT_PHASES)[number];
 export type TaskState = "pending" | "running" | "done" | "error";
 
 /** One event of GET /api/runs/{id}/events: `data` of the SSE message, numbered per run by `seq`. */
-export interface RunEvent {
-  type: string;
-  run_id: string;
-  seq: number;
-  created_at: string;
-  [field: string]: unknown;
-}
+export type RunEvent = RunEventPayload;
+/** The event of one type. */
+export type RunEventOf<T extends RunEvent["type"]> = Extract<RunEvent, { type: T }>;
+/** What every event carries besides its own fields. */
+type Envelope = "type" | "run_id" | "seq" | "created_at";
 
-export interface RetrievedPassage {
-  chunk_id: string;
-  document: string;
-  page: number;
-  section?: string | null;
-  score: number;
-  snippet: string;
-}
-
-export interface ClarificationRound {
-  round: number;
-  questions: string[];
-  understanding: string;
-  coverage: number;
-  gaps: string[];
-  queries: string[];
-  passages: RetrievedPassage[];
-  dedup_ratio: number;
-  answer?: string | null;
-}
-
-export interface ClarificationInterrupt extends ClarificationRound {
-  kind: "clarification";
-  error?: string | null;
-}
-
-export interface TaskSpec {
-  id: string;
-  title: string;
-  description?: string;
-  queries?: string[];
-  corpus_queries?: string[];
-}
-
-export interface PlanInterrupt {
-  kind: "plan";
-  question: string;
-  tasks: TaskSpec[];
-  limit: number;
-  error?: string | null;
-}
-
-/** A section of a proposed report outline (report/models.py SectionSpec). */
-export interface OutlineSection {
-  id: string;
-  title: string;
-  description?: string;
-  research?: boolean;
-  questions?: string[];
-  corpus_queries?: string[];
-}
-
-/** The outline interrupt of a report run (report/models.py OutlineProposal). */
-export interface OutlineInterrupt {
-  kind: "outline";
-  topic: string;
-  title: string;
-  sections: OutlineSection[];
-  limit: number;
-  round: number;
-  max_rounds: number;
-  error?: string | null;
-}
-
-export type Interrupt = ClarificationInterrupt | PlanInterrupt | OutlineInterrupt;
+/** The pending interrupt (GET /api/runs/{id} `interrupt`, and the `interrupt` event), by `kind`. */
+export type Interrupt = GeneratedInterrupt;
+export type ClarificationInterrupt = Extract<Interrupt, { kind: "clarification" }>;
+export type PlanInterrupt = Extract<Interrupt, { kind: "plan" }>;
+export type OutlineInterrupt = Extract<Interrupt, { kind: "outline" }>;
 
 /** The states of a report section in its `section` events. */
-export const SECTION_STATES = ["researching", "searching_web", "writing", "graded", "refining", "done", "refined"] as const;
-export type SectionState = (typeof SECTION_STATES)[number];
+export const SECTION_STATES = [
+  "researching",
+  "searching_web",
+  "writing",
+  "graded",
+  "refining",
+  "done",
+  "refined",
+] as const satisfies readonly SectionEventPayload["state"][];
+export type SectionState = SectionEventPayload["state"];
 
 /** A report section's progress, folded from its `section` events. */
 export interface SectionProgress {
@@ -109,29 +75,11 @@ export interface SectionProgress {
 }
 
 /** A sentence of a draft section and the evidence ids it cites (only the final report maps them to sources). */
-export interface DraftClaim {
-  text: string;
-  evidence_ids: string[];
-}
+export type DraftClaim = Required<GeneratedDraftClaim>;
 
 /** A report section as the model wrote it (`draft_section`): shown while the run synthesizes; the final,
  * checked report replaces it. */
-export interface DraftSection {
-  index: number;
-  heading: string;
-  task_id: string;
-  /** 1: the first version; 2: the rewrite of the remediation pass. */
-  attempt: number;
-  /** The model's answer was cut at its output limit (its complete sentences are kept). */
-  truncated: boolean;
-  claims: DraftClaim[];
-}
-
-export interface TodoTask {
-  id: string;
-  title: string;
-  state: TaskState;
-}
+export type DraftSection = Omit<RunEventOf<"draft_section">, Envelope | "claims"> & { claims: DraftClaim[] };
 
 /** The latest step of a task and the figures its steps reported. */
 export interface TaskProgress {
@@ -146,23 +94,11 @@ export interface TaskProgress {
   steps: number;
 }
 
-export interface ReferenceFollowed {
-  seq: number;
-  task_id: string;
-  from: { document: string; section?: string | null };
-  mention: string;
-  to: { document: string; section?: string | null };
-  depth: number;
-}
+/** A reference a task followed, numbered by its event. */
+export type ReferenceFollowed = Pick<RunEventOf<"reference_followed">, "seq" | "task_id" | "from" | "mention" | "to" | "depth">;
 
-export interface Assessment {
-  answerable: boolean;
-  reason: string;
-  corpus_covers: string[];
-  coverage: number;
-  max_similarity: number;
-  model_verdict: string;
-}
+/** The corpus assessment (the `assessment` event without its envelope). */
+export type Assessment = Omit<RunEventOf<"assessment">, Envelope>;
 
 export interface PhaseSpan {
   phase: Phase;
@@ -178,9 +114,9 @@ export interface RunView {
   phases: PhaseSpan[];
   language: string | null;
   assessment: Assessment | null;
-  clarifications: ClarificationRound[];
-  plan: TaskSpec[] | null;
-  todo: TodoTask[];
+  clarifications: ClarificationRoundView[];
+  plan: TaskSpecView[] | null;
+  todo: TodoTaskView[];
   /** Report mode: the sections in the order of their first event (the outline's order once it is known). */
   sections: SectionProgress[];
   /** Research runs: the report's sections as written, in index order (a rewrite replaces its first version);
@@ -198,5 +134,9 @@ export interface RunView {
   startedAt: string | null;
   updatedAt: string | null;
 }
+
+type ClarificationRoundView = RunEventOf<"clarification">["round"];
+type TaskSpecView = RunEventOf<"plan">["tasks"][number];
+type TodoTaskView = RunEventOf<"todo">["tasks"][number];
 
 export type ResumeBody = ClarificationAnswer | { tasks: TaskEdit[] | null } | OutlineAnswer | Record<string, never>;
