@@ -58,7 +58,7 @@ def _drive(
         if ask_first:
             interrupt = client.detail(run_id).interrupt
             if interrupt is not None:
-                answer = answer_interrupt(console, interrupt, yes)
+                answer = answer_interrupt(console, interrupt.model_dump(mode="json"), yes)
                 try:
                     client.resume(run_id, answer)
                 except RunStateError as exc:  # another client answered first: show what follows

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 Tier = Literal["primary", "secondary", "tertiary"]
 RunMode = Literal["interactive", "quick", "report"]
@@ -119,6 +119,9 @@ class QueryAnchor(BaseModel):
 class TaskSpec(BaseModel):
     """A task of the plan, as the user approves it."""
 
+    #: Always sent whole: the OpenAPI document marks every field required (the generated types say so too).
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
+
     id: str
     title: str
     description: str = ""
@@ -185,6 +188,9 @@ class TaskResult(BaseModel):
 class RetrievedPassage(BaseModel):
     """A passage shown to the user in clarification (what the corpus returned)."""
 
+    #: Always sent whole: the OpenAPI document marks every field required (the generated types say so too).
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
+
     chunk_id: str
     document: str
     page: int
@@ -195,6 +201,9 @@ class RetrievedPassage(BaseModel):
 
 class ClarificationRound(BaseModel):
     """One round of clarification: the interrupt's typed payload."""
+
+    #: Always sent whole: the OpenAPI document marks every field required (the generated types say so too).
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
 
     round: int
     questions: list[str]
@@ -217,6 +226,9 @@ class ClarificationInterrupt(ClarificationRound):
 class PlanProposal(BaseModel):
     """The payload of the plan interrupt: the proposed tasks, the most an edited plan may have, and why the
     last edit was refused."""
+
+    #: Always sent whole: the OpenAPI document marks every field required (the generated types say so too).
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
 
     kind: Literal["plan"] = "plan"
     question: str

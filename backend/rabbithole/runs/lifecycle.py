@@ -6,7 +6,7 @@ event log, a library caller's callback) and the run-list change (the server's br
     await life.transition(run_id, "running", error=None)   # written once, one status event
     await life.transition(run_id, "done", phase="done", result=result)  # its report event, then status
     await life.fail(run_id, message)   # never raises: status (or kept in memory), status + error events
-    await life.phase(run_id, {"type": "phase", "phase": "plan"})
+    await life.phase(run_id, {"type": "phase", "phase": "plan"})   # a graph's event, as streamed
 
 The runner (``runner.py``) and the server's run service (``api/runs/service.py``) both go through it; neither
 writes a status of its own. A run's result is written once, here, with its status; its ``report`` event is
@@ -23,6 +23,7 @@ from typing import Any
 
 from rabbithole.research.models import ResearchResult, RunStatus
 from rabbithole.runs.aio import AsyncRunStore
+from rabbithole.runs.run_events import ErrorEvent, ReportEvent, RunnerEvent, StatusEvent
 from rabbithole.runs.store import Keep, RunRecord
 from rabbithole.runs.unsaved_status import UnsavedStatuses
 
@@ -48,8 +49,12 @@ class RunLifecycle:
         self._publish = publish
         self._on_change = on_change
 
-    async def emit(self, run_id: str, event: dict[str, Any]) -> None:
-        """Deliver an event of the run (its ``type`` in ``event``)."""
+    async def emit(self, run_id: str, event: RunnerEvent) -> None:
+        """Deliver an event the runner makes."""
+        await self.forward(run_id, event.model_dump(mode="json", by_alias=True))
+
+    async def forward(self, run_id: str, event: dict[str, Any]) -> None:
+        """Deliver an event of the run as a graph streamed it (its ``type`` in ``event``)."""
         if self._publish is None:
             return
         delivered = self._publish(run_id, event)
@@ -71,16 +76,14 @@ class RunLifecycle:
         record = await self.runs.update(run_id, status=status, phase=phase, error=error, result=result)
         self.unsaved.forget(run_id)
         if result is not None:
-            await self.emit(run_id, {"type": "report", "result": result.model_dump(mode="json")})
+            await self.emit(run_id, ReportEvent(result=result))
         await self.announce(record)
         return record
 
     async def announce(self, record: RunRecord) -> None:
         """Publish the run's status as the store holds it (a run just created: written by its insert)."""
-        data: dict[str, Any] = {"type": "status", "status": record.status, "phase": record.phase}
-        if record.status == "error" and record.error:
-            data["error"] = record.error
-        await self.emit(record.id, data)
+        error = record.error if record.status == "error" and record.error else None
+        await self.emit(record.id, StatusEvent(status=record.status, phase=record.phase, error=error))
         self._change("status", record.id, record.status, record.phase)
 
     async def end(self, run_id: str, status: RunStatus, error: str | None) -> None:
@@ -90,9 +93,7 @@ class RunLifecycle:
         the one that matters)."""
         written = await asyncio.to_thread(self.unsaved.record, run_id, status, error)
         phase = written.phase if written is not None else await self._phase_or_nothing(run_id)
-        data: dict[str, Any] = {"type": "status", "status": status, "phase": phase}
-        if status == "error" and error:
-            data["error"] = error
+        data = StatusEvent(status=status, phase=phase, error=error if status == "error" and error else None)
         try:
             await self.emit(run_id, data)
         except Exception:
@@ -104,7 +105,7 @@ class RunLifecycle:
         raises."""
         await self.end(run_id, "error", message)
         try:
-            await self.emit(run_id, {"type": "error", "message": message})
+            await self.emit(run_id, ErrorEvent(message=message))
         except Exception:  # the publisher's own trouble (a full disk again) must not hide the run's error
             log.exception("run %s: its error event could not be delivered", run_id)
 
@@ -116,13 +117,13 @@ class RunLifecycle:
     async def phase(self, run_id: str, event: dict[str, Any]) -> None:
         """The run entered a phase: written once, its ``phase`` event published, and the run-list change."""
         record = await self.runs.update(run_id, phase=str(event["phase"]))
-        await self.emit(run_id, event)
+        await self.forward(run_id, event)
         self._change("phase", run_id, record.status, record.phase)
 
     async def language(self, run_id: str, event: dict[str, Any]) -> None:
         """The run's language was detected: written once, its ``language`` event published."""
         await self.runs.update(run_id, language=str(event["language"]))
-        await self.emit(run_id, event)
+        await self.forward(run_id, event)
 
     async def _phase_or_nothing(self, run_id: str) -> str:
         try:

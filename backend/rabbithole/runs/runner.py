@@ -39,6 +39,7 @@ from rabbithole.runs.graph_inputs import graph_config, interrupt_of, research_co
 from rabbithole.runs.graph_inputs import graph_input as graph_input_of
 from rabbithole.runs.lifecycle import Change, RunLifecycle
 from rabbithole.runs.live_calls import LiveCalls, checkpoint_calls
+from rabbithole.runs.run_events import DoneEvent, interrupt_event
 from rabbithole.runs.store import RunOrigin, RunRecord, RunStore
 from rabbithole.runs.unsaved_status import UnsavedStatuses
 
@@ -249,7 +250,7 @@ class ResearchRunner:
                 elif chunk.get("type") == "language":
                     await life.language(run_id, chunk)
                 else:
-                    await life.emit(run_id, chunk)
+                    await life.forward(run_id, chunk)
 
     async def _fail(self, record: RunRecord, exc: Exception, life: RunLifecycle) -> NoReturn:
         """End the run in its error state, whatever failed (a domain error, a full disk, a bug): once,
@@ -275,13 +276,13 @@ class ResearchRunner:
         pending = interrupt_of(snapshot)
         if pending is not None:
             record = await life.transition(run_id, "waiting_for_input")
-            await life.emit(run_id, {"type": "interrupt", **pending})
+            await life.emit(run_id, interrupt_event(pending))
             return RunView(record, interrupt=pending)
         if snapshot.next:  # pragma: no cover - astream returns only at an interrupt, the end or an error
             raise RunStateError(f"run {run_id} stopped before {snapshot.next}")
         result: ResearchResult = snapshot.values["result"]
         record = await life.transition(run_id, "done", phase="done", result=result)
-        await life.emit(run_id, {"type": "done", "status": "done"})
+        await life.emit(run_id, DoneEvent())
         return RunView(record, result=result)
 
     async def view(self, run_id: str) -> RunView:

@@ -1,6 +1,6 @@
 import { NavLink, Outlet } from "react-router";
 import { HealthBanner } from "../features/health/components/HealthBanner";
-import { useRunListEvents } from "../features/runs/api/useRunListEvents";
+import { useRunListEvents } from "../features/runs";
 import { AccessTokenDialog } from "../features/session/components/AccessTokenDialog";
 import { SignOutButton } from "../features/session/components/SignOutButton";
 import { useAccessRequired } from "../shared/auth/useAccess";

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from rabbithole.api.runs.schemas import TodoItem
+from rabbithole.research.event_models import TodoItem
 from rabbithole.runs.event_log import RunEvent
 
 TASK_STATES = ("pending", "running", "done", "error")

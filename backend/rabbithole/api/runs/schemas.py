@@ -9,7 +9,9 @@ from pydantic import BaseModel, Field
 
 from rabbithole.core.errors import InvalidRequestError, RunStateError
 from rabbithole.research.context import RunOverrides
-from rabbithole.research.models import ResearchResult, RunMode, RunStatus, RunSummary, TaskState
+from rabbithole.research.event_models import TodoItem
+from rabbithole.research.interrupts import Interrupt
+from rabbithole.research.models import ResearchResult, RunMode, RunStatus, RunSummary
 from rabbithole.research.report.schemas import OutlineAnswer
 from rabbithole.research.run.schemas import TaskEdit
 
@@ -78,21 +80,12 @@ class RunPage(BaseModel):
     offset: int
 
 
-class TodoItem(BaseModel):
-    id: str
-    title: str
-    state: TaskState
-
-
 class RunDetail(BaseModel):
     run: RunSummary
     mode: RunMode
     overrides: dict[str, Any]
     todo: list[TodoItem] = Field(description="The plan's tasks and their state, from the run's events.")
-    interrupt: dict[str, Any] | None = Field(
-        None,
-        description='The pending interrupt\'s payload ({kind: "clarification" | "plan" | "outline", ...}).',
-    )
+    interrupt: Interrupt | None = Field(None, description="The pending interrupt's payload, by ``kind``.")
     warnings: list[str]
     llm_calls: dict[str, int] = Field(description="LLM requests so far, by kind.")
     last_event: int = Field(description="Number of the run's last event (for ?after= / Last-Event-ID).")

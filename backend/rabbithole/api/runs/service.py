@@ -51,6 +51,7 @@ from rabbithole.runs.aio import AsyncRunStore
 from rabbithole.runs.event_log import NewEvent, RunEvent, RunEventLog
 from rabbithole.runs.leases import RunLeases, describe_owner, process_owner
 from rabbithole.runs.lifecycle import RunLifecycle
+from rabbithole.runs.run_events import DoneEvent
 from rabbithole.runs.runner import ResearchRunner, resume_advice
 from rabbithole.runs.store import RunRecord, RunStore
 
@@ -221,7 +222,7 @@ class RunService:
                 await asyncio.wait({task})
             self.endings.forget(run_id)
             record = await self.lifecycle.transition(run_id, "cancelled", error="cancelled")
-            await self._publish(run_id, {"type": "done", "status": "cancelled"})
+            await self._publish(run_id, DoneEvent(status="cancelled").model_dump(mode="json"))
             await self.publisher.flush()  # answered once the run's final events are persisted
             return record
 

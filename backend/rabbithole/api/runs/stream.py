@@ -27,6 +27,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from rabbithole.api.deps import RunServiceDep
 from rabbithole.api.errors import responses
 from rabbithole.api.runs.broker import CLOSED
+from rabbithole.api.runs.event_schemas import RunEventPayload, RunListChange
 from rabbithole.api.runs.service import TERMINAL, RunService
 from rabbithole.core.errors import InvalidRequestError
 from rabbithole.runs.event_log import RunEvent
@@ -38,6 +39,7 @@ PING_S = 15
 #: How often a stream reads the log of a run that another process (the CLI, another server) executes.
 ELSEWHERE_POLL_S = 1.0
 
+#: The types of a run's events (``RunEventPayload``'s discriminator values; a test keeps the two the same).
 EVENT_TYPES = (
     "status",
     "phase",
@@ -76,15 +78,10 @@ SSE_EVENT_SCHEMA: dict[str, Any] = {
 }
 
 
-#: A run's server-sent event: ``event`` is one of EVENT_TYPES, so clients generated from the OpenAPI document
-#: know the types (the web app listens for exactly these).
-RUN_SSE_EVENT_SCHEMA: dict[str, Any] = {
-    **SSE_EVENT_SCHEMA,
-    "properties": {
-        **SSE_EVENT_SCHEMA["properties"],
-        "event": {"type": "string", "enum": list(EVENT_TYPES)},
-    },
-}
+class EventStream(EventSourceResponse):
+    """An SSE response whose media type the OpenAPI document knows (the event models are its schema)."""
+
+    media_type = "text/event-stream"
 
 
 def _json_error(description: str) -> dict[str, Any]:
@@ -98,20 +95,21 @@ _SSE_ERRORS: dict[int | str, dict[str, Any]] = {
     404: _json_error("No such run."),
     422: _json_error("Bad Last-Event-ID or ?after."),
 }
+#: The schema of a run's stream is its events' ``data``: a ``RunEventPayload`` (generated into the web app).
 _SSE: dict[int | str, dict[str, Any]] = {
     200: {
+        "model": RunEventPayload,
         "description": "A stream of server-sent events: `id` is the event's number, `event` its type, "
-        f"`data` a JSON object with `type`, `run_id`, `seq`, `created_at` and the event's fields. "
+        "`data` a JSON object (the schema): `type`, `run_id`, `seq`, `created_at` and the event's fields. "
         f"Types: {', '.join(EVENT_TYPES)}.",
-        "content": {"text/event-stream": {"schema": RUN_SSE_EVENT_SCHEMA}},
     },
 }
 
 
 _SSE_GLOBAL: dict[str, Any] = {
+    "model": RunListChange,
     "description": "A stream of server-sent events: `ready` first, then `status`, `phase` and `deleted` "
-    "changes with `data` {change, run_id, status, phase, seq}.",
-    "content": {"text/event-stream": {"schema": SSE_EVENT_SCHEMA}},
+    "changes; `event` is the change, `data` a JSON object (the schema).",
 }
 
 
@@ -200,7 +198,7 @@ def replay_start(after: int | None, last_event_id: str | None) -> int:
     return after or 0
 
 
-@router.get("/runs/events", response_class=EventSourceResponse, responses={**_SSE_ERRORS, 200: _SSE_GLOBAL})
+@router.get("/runs/events", response_class=EventStream, responses={**_SSE_ERRORS, 200: _SSE_GLOBAL})
 async def run_list_changes(runs: RunServiceDep) -> EventSourceResponse:
     """Changes of the run list (live only), after a first ``ready`` event (subscribed), typed ``status``,
     ``phase`` or ``deleted``:
@@ -216,7 +214,7 @@ async def run_list_changes(runs: RunServiceDep) -> EventSourceResponse:
     return EventSourceResponse(changes(), ping=PING_S)
 
 
-@router.get("/runs/{run_id}/events", response_class=EventSourceResponse, responses={**_SSE_ERRORS, **_SSE})
+@router.get("/runs/{run_id}/events", response_class=EventStream, responses={**_SSE_ERRORS, **_SSE})
 async def run_events(
     run_id: str,
     runs: RunServiceDep,

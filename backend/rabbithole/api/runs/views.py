@@ -4,8 +4,10 @@ its live progress; any other run's events are read in a thread, never on the eve
 
 from __future__ import annotations
 
-from rabbithole.api.runs.schemas import RunDetail, TodoItem
+from rabbithole.api.runs.schemas import RunDetail
 from rabbithole.api.runs.service import RunService
+from rabbithole.research.event_models import TodoItem
+from rabbithole.research.interrupts import interrupt_of_payload
 
 
 async def run_detail(service: RunService, run_id: str) -> RunDetail:
@@ -27,7 +29,7 @@ async def run_detail(service: RunService, run_id: str) -> RunDetail:
         mode=record.mode,
         overrides=record.overrides,
         todo=todo,
-        interrupt=view.interrupt,
+        interrupt=interrupt_of_payload(view.interrupt),
         warnings=warnings,
         llm_calls=llm_calls,
         last_event=last_event,

@@ -15,6 +15,7 @@ from rabbithole.research.clarify import progress, prompts
 from rabbithole.research.clarify.schemas import AnchorDraft, ClarifyAnalysis, ClarifyQueries
 from rabbithole.research.clarify.state import ClarifyState
 from rabbithole.research.context import ResearchContext
+from rabbithole.research.event_models import ClarificationEvent
 from rabbithole.research.llm_step import ask, merge_counts
 from rabbithole.research.models import (
     ClarificationInterrupt,
@@ -154,7 +155,7 @@ async def ask_user(state: ClarifyState, runtime: Runtime[ResearchContext]) -> di
     """Interrupt: the round's questions and what the corpus returned; the user answers or sends /end."""
     current = state["current"]
     assert current is not None
-    events.emit("clarification", round=current.model_dump(mode="json"))
+    events.emit(ClarificationEvent(round=current))
     payload = ClarificationInterrupt(**current.model_dump())
     while True:
         value = interrupt(payload.model_dump(mode="json"))

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from rabbithole.research import events
+from rabbithole.research.event_models import GraphEvent
 
 #: planning: the model writes the round's searches; searching: the corpus is searched, query by query;
 #: analyzing: the model reads what was found and writes the next questions; anchoring: clarification is
@@ -16,7 +17,7 @@ from rabbithole.research import events
 ClarifyStep = Literal["planning", "searching", "analyzing", "anchoring"]
 
 
-class ClarificationProgress(BaseModel):
+class ClarificationProgress(GraphEvent):
     """What clarification is doing now, for the round it prepares (``round``)."""
 
     type: Literal["clarification_progress"] = "clarification_progress"
@@ -32,7 +33,7 @@ class ClarificationProgress(BaseModel):
     )
 
 
-class ClarificationAnswered(BaseModel):
+class ClarificationAnswered(GraphEvent):
     """The user's answer to a round; ``ended``: it was '/end' (enough, start the research)."""
 
     type: Literal["clarification_answer"] = "clarification_answer"
@@ -47,9 +48,9 @@ def progress(
     event = ClarificationProgress(
         round=round_number, step=step, queries=queries, searched=searched, passages=passages
     )
-    events.emit(event.type, **event.model_dump(mode="json", exclude={"type"}))
+    events.emit(event)
 
 
 def answered(round_number: int, answer: str, ended: bool) -> None:
     event = ClarificationAnswered(round=round_number, answer=answer, ended=ended)
-    events.emit(event.type, **event.model_dump(mode="json", exclude={"type"}))
+    events.emit(event)

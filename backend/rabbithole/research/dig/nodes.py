@@ -22,6 +22,7 @@ from rabbithole.research.dig.query_views import task_views
 from rabbithole.research.dig.schemas import TaskQueries, TaskSummaryDraft
 from rabbithole.research.dig.selection import batches_of, select_passages
 from rabbithole.research.dig.state import DigState, ExtractInput
+from rabbithole.research.event_models import ReferenceFollowedEvent, TaskProgressEvent
 from rabbithole.research.evidence.drift import anchor_similarities
 from rabbithole.research.llm_step import ask
 from rabbithole.research.models import Passage, TaskResult, TaskSummary, UnreadPassage
@@ -51,7 +52,7 @@ async def search(state: DigState, runtime: Runtime[ResearchContext]) -> dict[str
     (corpus queries that pass the language check), the glossary's German terms (``dig/query_views.py``)."""
     ctx = runtime.context
     task = state["task"]
-    events.task_progress(task.id, "searching", state="running")
+    events.emit(TaskProgressEvent(task_id=task.id, step="searching", state="running"))
     views, dropped = task_views(
         task, state["language"], state["corpus_language"], ctx.settings, ctx.searcher.settings, ctx.detector
     )
@@ -62,8 +63,14 @@ async def search(state: DigState, runtime: Runtime[ResearchContext]) -> dict[str
 
     merged = merge_hits(await asyncio.to_thread(run))
     seeds = [from_hit(h) for h in merged]
-    events.task_progress(
-        task.id, "searched", queries=queries, passages=len(seeds), dropped_corpus_queries=dropped
+    events.emit(
+        TaskProgressEvent(
+            task_id=task.id,
+            step="searched",
+            queries=queries,
+            passages=len(seeds),
+            dropped_corpus_queries=dropped,
+        )
     )
     return {"seeds": seeds}
 
@@ -75,7 +82,7 @@ async def follow_references(state: DigState, runtime: Runtime[ResearchContext]) 
     (``gating``)."""
     ctx = runtime.context
     task, anchor = state["task"], state["anchor"]
-    events.task_progress(task.id, "following_references")
+    events.emit(TaskProgressEvent(task_id=task.id, step="following_references"))
     gate = ReferenceGate(ctx, task, anchor)
     # two calls at once only where the run makes calls side by side (concurrency 1: one after the other)
     ahead = ctx.settings.gate_ahead and ctx.settings.concurrency > 1 and ctx.depth >= max(AHEAD_DEPTHS)
@@ -117,7 +124,7 @@ async def follow_references(state: DigState, runtime: Runtime[ResearchContext]) 
         reached.extend(await asyncio.to_thread(expand, engine, hits))
     for item in gate.judged:
         if item["follow"]:
-            events.emit("reference_followed", task_id=task.id, **item)
+            events.emit(ReferenceFollowedEvent.model_validate({"task_id": task.id, **item}))
     for w in gate.warnings:
         events.warning(w)
     passages = select_passages(reached, ctx.settings.max_passages, ctx.settings.min_passage_relevance)
@@ -125,12 +132,14 @@ async def follow_references(state: DigState, runtime: Runtime[ResearchContext]) 
     budget = min(ctx.settings.extract_batch_tokens, max(200, ctx.llm.window.budget - 1200))
     batches = batches_of(passages, budget, ctx.llm.window.count_text)
     followed = sum(1 for j in gate.judged if j["follow"])
-    events.task_progress(
-        task.id,
-        "followed_references",
-        followed=followed,
-        skipped=len(gate.judged) - followed,
-        passages=len(passages),
+    events.emit(
+        TaskProgressEvent(
+            task_id=task.id,
+            step="followed_references",
+            followed=followed,
+            skipped=len(gate.judged) - followed,
+            passages=len(passages),
+        )
     )
     return {
         "passages": passages,
@@ -153,7 +162,7 @@ async def extract(state: ExtractInput, runtime: Runtime[ResearchContext]) -> dic
     naming the model's failure, never read as "no evidence"."""
     ctx = runtime.context
     task, batch, index = state["task"], state["batch"], state["batch_index"]
-    events.task_progress(task.id, "extracting", state="running", batch=index + 1)
+    events.emit(TaskProgressEvent(task_id=task.id, step="extracting", state="running", batch=index + 1))
     shares = retry_shares(ctx.settings.extract_retry_calls, state.get("batch_count", 1))
     extra = shares[index] if index < len(shares) else 0
     reading = await read_batch(
@@ -218,7 +227,7 @@ async def summarize(state: DigState, runtime: Runtime[ResearchContext]) -> dict[
     counts: dict[str, int] = {}
     tokens: dict[str, int] = {}
     if evidence:
-        events.task_progress(task.id, "summarizing")
+        events.emit(TaskProgressEvent(task_id=task.id, step="summarizing"))
         messages = prompts.summary_prompt(task, state["anchor"], evidence, state["language"])
         step = await ask(runtime.context.llm, "summarize", TaskSummaryDraft, messages)
         counts, tokens = step.counts(), step.usage()
@@ -263,7 +272,7 @@ async def summarize(state: DigState, runtime: Runtime[ResearchContext]) -> dict[
         facts_dropped=state.get("facts_dropped", 0),
     )
     if error:
-        events.task_progress(task.id, "failed", state="error", error=error)
+        events.emit(TaskProgressEvent(task_id=task.id, step="failed", state="error", error=error))
     else:
-        events.task_progress(task.id, "done", state="done", evidence=len(evidence))
+        events.emit(TaskProgressEvent(task_id=task.id, step="done", state="done", evidence=len(evidence)))
     return {"task_results": [result], "warnings": warnings, "llm_calls": counts, "llm_tokens": tokens}

@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from rabbithole.research.models import Evidence, Source
 
@@ -37,6 +37,9 @@ __all__ = [
 
 class DraftClaim(BaseModel):
     """One statement of the draft report and the evidence ids that support it."""
+
+    #: Always sent whole: the OpenAPI document marks every field required (the generated types say so too).
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
 
     text: str
     evidence_ids: list[str] = Field(default_factory=list)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from rabbithole.research.evidence.citations import DraftSection
 from rabbithole.research.models import Evidence, SectionGrade, UnreadPassage
@@ -12,6 +12,9 @@ from rabbithole.research.models import Evidence, SectionGrade, UnreadPassage
 
 class SectionSpec(BaseModel):
     """A section of the outline, as the user approves it."""
+
+    #: Always sent whole: the OpenAPI document marks every field required (the generated types say so too).
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
 
     id: str
     title: str
@@ -26,6 +29,9 @@ class SectionSpec(BaseModel):
 class OutlineProposal(BaseModel):
     """The payload of the outline interrupt: the proposed sections, the most an edited outline may have,
     the feedback rounds used and allowed, and why the last answer was refused."""
+
+    #: Always sent whole: the OpenAPI document marks every field required (the generated types say so too).
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
 
     kind: Literal["outline"] = "outline"
     topic: str

@@ -18,10 +18,11 @@ from rabbithole.research.evidence.citations import DraftClaim, DraftSection
 from rabbithole.research.llm_step import ask
 from rabbithole.research.passages import merge_hits, shown_passage
 from rabbithole.research.report import prompts
+from rabbithole.research.report.event_models import OutlineEvent, SectionEvent
 from rabbithole.research.report.models import OutlineProposal, ReviewTarget, SectionResult
 from rabbithole.research.report.outline import OutlineEditError, apply_answer, proposed_outline
 from rabbithole.research.report.schemas import OutlineAnswer, outline_schema, review_schema, section_schema
-from rabbithole.research.report.section_nodes import report_settings, section_event
+from rabbithole.research.report.section_nodes import report_settings
 from rabbithole.research.report.state import FrameInput, ReportState
 
 #: Passages of the outline search shown to the model.
@@ -96,7 +97,7 @@ def approve_outline(state: ReportState, runtime: Runtime[ResearchContext]) -> di
         round=rounds,
         max_rounds=s.max_outline_rounds,
     )
-    events.emit("outline", sections=[x.model_dump(mode="json") for x in state["proposed"]], round=rounds)
+    events.emit(OutlineEvent(sections=state["proposed"], round=rounds))
     while True:
         value = interrupt(payload.model_dump(mode="json"))
         try:
@@ -151,7 +152,11 @@ async def review(state: ReportState, runtime: Runtime[ResearchContext]) -> dict[
                 )
     for t in targets:
         section = done[t.section_id].section
-        section_event(section.id, section.title, "refining", instructions=t.instructions)
+        events.emit(
+            SectionEvent(
+                section_id=section.id, title=section.title, state="refining", instructions=t.instructions
+            )
+        )
     return {
         "review": targets,
         "refinement_round": state.get("refinement_round", 0) + 1,
@@ -167,7 +172,7 @@ async def frame(state: FrameInput, runtime: Runtime[ResearchContext]) -> dict[st
     holds the first claims of the researched sections with evidence (with their citations)."""
     ctx = runtime.context
     section = state["section"]
-    section_event(section.id, section.title, "writing")
+    events.emit(SectionEvent(section_id=section.id, title=section.title, state="writing"))
     researched = state["researched"]
     ids = list(dict.fromkeys(i for r in researched for c in r.draft.claims for i in c.evidence_ids))
     messages = prompts.frame_prompt(
@@ -197,7 +202,7 @@ async def frame(state: FrameInput, runtime: Runtime[ResearchContext]) -> dict[st
     result = SectionResult(
         section=section, draft=DraftSection(heading=section.title, claims=claims), warnings=warnings
     )
-    section_event(section.id, section.title, "done")
+    events.emit(SectionEvent(section_id=section.id, title=section.title, state="done"))
     return {
         "sections_done": {section.id: result},
         "warnings": warnings,

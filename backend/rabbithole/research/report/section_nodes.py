@@ -23,6 +23,7 @@ from rabbithole.research.models import Evidence, Passage, SectionGrade, TaskSpec
 from rabbithole.research.passages import from_chunk
 from rabbithole.research.report import prompts
 from rabbithole.research.report.assembly import canonical_ids, unique_evidence
+from rabbithole.research.report.event_models import SectionEvent
 from rabbithole.research.report.models import SectionResult
 from rabbithole.research.report.schemas import SectionGradeJudgement, section_schema
 from rabbithole.research.report.state import SectionState
@@ -39,10 +40,6 @@ PROMPT_MARGIN = 300
 
 def report_settings(ctx: ResearchContext) -> ReportSettings:
     return ctx.report if ctx.report is not None else ReportSettings()
-
-
-def section_event(section_id: str, title: str, state: str, **data: Any) -> None:
-    events.emit("section", section_id=section_id, title=title, state=state, **data)
 
 
 def plan_round(state: SectionState) -> dict[str, Any]:
@@ -64,7 +61,15 @@ def plan_round(state: SectionState) -> dict[str, Any]:
         queries=unique_texts(queries)[:3],
         corpus_queries=unique_texts(corpus)[:3],
     )
-    section_event(section.id, section.title, "researching", round=depth + 1, refinement=state["refinement"])
+    events.emit(
+        SectionEvent(
+            section_id=section.id,
+            title=section.title,
+            state="researching",
+            round=depth + 1,
+            refinement=state["refinement"],
+        )
+    )
     update: dict[str, Any] = {"task": task, "depth": depth}
     previous = state.get("previous")
     if depth == 0 and previous is not None:
@@ -158,7 +163,9 @@ async def write(state: SectionState, runtime: Runtime[ResearchContext]) -> dict[
         else:
             text = prompts.labels(language)["no_evidence"]
         return {**update, "draft": DraftSection(heading=section.title, claims=[DraftClaim(text=text)])}
-    section_event(section.id, section.title, "writing", evidence=len(evidence))
+    events.emit(
+        SectionEvent(section_id=section.id, title=section.title, state="writing", evidence=len(evidence))
+    )
     fixed = with_schema_instruction(
         prompts.section_prompt(
             section, state["topic"], state["guidance"], "", language, state["instructions"]
@@ -237,7 +244,15 @@ async def grade(state: SectionState, runtime: Runtime[ResearchContext]) -> dict[
         missing = unique_texts(judged.missing)
         result = SectionGrade(passed=judged.passed, missing=missing, follow_up_queries=follow)
     again = not result.passed and state["depth"] < report_settings(ctx).max_search_depth and bool(follow)
-    section_event(section.id, section.title, "graded", passed=result.passed, round=state["depth"] + 1)
+    events.emit(
+        SectionEvent(
+            section_id=section.id,
+            title=section.title,
+            state="graded",
+            passed=result.passed,
+            round=state["depth"] + 1,
+        )
+    )
     return {
         "grade": result,
         "next_queries": follow if again else [],
@@ -302,12 +317,14 @@ def finish_section(state: SectionState) -> dict[str, Any]:
         extraction_failures=state.get("extraction_failures", 0)
         + (previous.extraction_failures if previous is not None else 0),
     )
-    section_event(
-        section.id,
-        section.title,
-        "refined" if state["refinement"] else "done",
-        evidence=len(evidence),
-        passed=result.grade.passed if result.grade is not None else None,
+    events.emit(
+        SectionEvent(
+            section_id=section.id,
+            title=section.title,
+            state="refined" if state["refinement"] else "done",
+            evidence=len(evidence),
+            passed=result.grade.passed if result.grade is not None else None,
+        )
     )
     return {"sections_done": {section.id: result}, "warnings": result.warnings}
 
@@ -320,7 +337,9 @@ async def web_search(state: SectionState, runtime: Runtime[ResearchContext]) -> 
     if web is None or not task.queries:
         return {}
     section = state["section"]
-    section_event(section.id, section.title, "searching_web", queries=task.queries)
+    events.emit(
+        SectionEvent(section_id=section.id, title=section.title, state="searching_web", queries=task.queries)
+    )
     found, warnings = await web(task.queries, state["language"], task.id)
     for w in warnings:
         events.warning(w)

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from rabbithole.research import events
 from rabbithole.research.context import ResearchContext
 from rabbithole.research.dig.pinned import pins_by_task, settle
+from rabbithole.research.event_models import AssessmentEvent, AssessmentView, LanguageEvent, PlanEvent
 from rabbithole.research.llm_step import ask
 from rabbithole.research.models import PlanProposal, ResearchResult, token_use
 from rabbithole.research.passages import merge_hits, shown_passage
@@ -50,7 +51,7 @@ async def start(state: RunState, runtime: Runtime[ResearchContext]) -> dict[str,
         return language, corpus
 
     language, corpus_language = await asyncio.to_thread(languages)
-    events.emit("language", language=language, corpus_language=corpus_language)
+    events.emit(LanguageEvent(language=language, corpus_language=corpus_language))
     return {"language": language, "corpus_language": corpus_language, "warnings": [], "llm_calls": {}}
 
 
@@ -98,11 +99,12 @@ async def assess(state: RunState, runtime: Runtime[ResearchContext]) -> dict[str
     for w in step.warnings:
         events.warning(w)
     events.emit(
-        "assessment",
-        **assessment.model_dump(),
-        candidates=state.get("assess_candidates", 0),
-        views=state.get("assess_views", []),
-        translations_dropped=state.get("translations_dropped", 0),
+        AssessmentEvent(
+            **assessment.model_dump(),
+            candidates=state.get("assess_candidates", 0),
+            views=[AssessmentView.model_validate(v) for v in state.get("assess_views", [])],
+            translations_dropped=state.get("translations_dropped", 0),
+        )
     )
     return {
         "assessment": assessment,
@@ -182,7 +184,7 @@ def approve_plan(state: RunState, runtime: Runtime[ResearchContext]) -> dict[str
     approved = proposed
     if state["mode"] == "interactive":
         payload = PlanProposal(question=state["question"], tasks=proposed, limit=limit)
-        events.emit("plan", tasks=[t.model_dump(mode="json") for t in proposed])
+        events.emit(PlanEvent(tasks=proposed))
         while True:
             value = interrupt(payload.model_dump(mode="json"))
             try:

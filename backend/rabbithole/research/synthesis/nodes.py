@@ -12,6 +12,7 @@ from rabbithole.llm.structured import with_schema_instruction
 from rabbithole.research import events
 from rabbithole.research.anchor import anchor_text
 from rabbithole.research.context import ResearchContext
+from rabbithole.research.event_models import DraftSectionEvent, RemediationEvent
 from rabbithole.research.evidence.citations import DraftClaim, render_report, same_source
 from rabbithole.research.evidence.drift import anchor_similarities, validate_drift
 from rabbithole.research.guards import GuardClaim, GuardSection, guard_draft
@@ -128,7 +129,7 @@ async def write_section(state: SectionJob, runtime: Runtime[ResearchContext]) ->
         task_id=section.task.task_id,
         attempt=job["passes"],
         evidence=section.task.evidence,
-        emit=lambda e: events.emit(e.type, **e.model_dump(mode="json", exclude={"type"})),
+        emit=events.emit,
     )
     step = await ask(ctx.llm, "synthesize", section_schema(shown), messages(packed.text), on_text=preview)
     claims: list[DraftClaim] = []
@@ -161,13 +162,16 @@ async def write_section(state: SectionJob, runtime: Runtime[ResearchContext]) ->
         language=language,
     ).sections
     events.emit(
-        "draft_section",
-        index=section.index,
-        heading=section.heading,
-        task_id=section.task.task_id,
-        attempt=job["passes"],
-        truncated=step.truncated,
-        claims=[{"text": c.text, "evidence_ids": c.evidence_ids} for s in shown_claims for c in s.claims],
+        DraftSectionEvent(
+            index=section.index,
+            heading=section.heading,
+            task_id=section.task.task_id,
+            attempt=job["passes"],
+            truncated=step.truncated,
+            claims=[
+                DraftClaim(text=c.text, evidence_ids=c.evidence_ids) for s in shown_claims for c in s.claims
+            ],
+        )
     )
     return {
         "drafts": {section.index: draft},
@@ -264,8 +268,9 @@ def start_remediation(state: SynthesisState) -> dict[str, Any]:
         pending = [s.index for s in planned]
     feedback = {s.index: [*by_heading.get(s.heading, []), *general, *issues] for s in planned}
     events.emit(
-        "remediation",
-        issues=[*issues, *general, *(f"{h}: {t}" for h, ts in by_heading.items() for t in ts)],
+        RemediationEvent(
+            issues=[*issues, *general, *(f"{h}: {t}" for h, ts in by_heading.items() for t in ts)]
+        )
     )
     return {"remediated": True, "pending": pending, "feedback": feedback}
 

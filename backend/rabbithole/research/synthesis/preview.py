@@ -15,9 +15,10 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from rabbithole.llm.partial_json import OpenDict, OpenStr, parse_partial
+from rabbithole.research.event_models import GraphEvent
 from rabbithole.research.models import Evidence, SourceKind
 
 #: Seconds between two ``draft_text`` events of one section while no sentence completes.
@@ -26,6 +27,8 @@ THROTTLE_S = 0.15
 
 class DraftCitation(BaseModel):
     """Where a checked evidence id of a draft points: the page and the quote's offsets on it."""
+
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
 
     evidence_id: str
     collection: str
@@ -42,6 +45,8 @@ class DraftCitation(BaseModel):
 class DraftTextClaim(BaseModel):
     """A sentence of the draft so far: ``complete`` false while the model is still writing it."""
 
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
+
     text: str
     evidence_ids: list[str] = Field(
         description="The ids the model wrote for it, complete ones only (checked or not)."
@@ -49,7 +54,7 @@ class DraftTextClaim(BaseModel):
     complete: bool
 
 
-class DraftTextEvent(BaseModel):
+class DraftTextEvent(GraphEvent):
     """``draft_text``: a section's sentences so far, as the model writes them."""
 
     type: Literal["draft_text"] = "draft_text"

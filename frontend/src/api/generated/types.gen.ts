@@ -32,6 +32,94 @@ export type AssembledSection = {
 };
 
 /**
+ * AssessmentEventPayload
+ */
+export type AssessmentEventPayload = {
+    /**
+     * Run Id
+     */
+    run_id: string;
+    /**
+     * Seq
+     *
+     * The event's number in its run, from 1 (the SSE id).
+     */
+    seq: number;
+    /**
+     * Created At
+     *
+     * When it was emitted (ISO 8601).
+     */
+    created_at: string;
+    /**
+     * Answerable
+     */
+    answerable: boolean;
+    /**
+     * Reason
+     */
+    reason: string;
+    /**
+     * Corpus Covers
+     *
+     * What the corpus does cover.
+     */
+    corpus_covers: Array<string>;
+    /**
+     * Max Similarity
+     */
+    max_similarity: number;
+    /**
+     * Coverage
+     */
+    coverage: number;
+    /**
+     * Model Verdict
+     */
+    model_verdict: 'answerable' | 'unanswerable' | 'live_data' | 'invalid';
+    /**
+     * Type
+     */
+    type: 'assessment';
+    /**
+     * Candidates
+     */
+    candidates: number;
+    /**
+     * Views
+     */
+    views: Array<AssessmentView>;
+    /**
+     * Translations Dropped
+     */
+    translations_dropped: number;
+};
+
+/**
+ * AssessmentView
+ *
+ * What one search view of the assessment found.
+ */
+export type AssessmentView = {
+    /**
+     * Kind
+     */
+    kind: 'question' | 'translation' | 'glossary';
+    /**
+     * Query
+     */
+    query: string;
+    /**
+     * Best Similarity
+     */
+    best_similarity: number;
+    /**
+     * Candidates
+     */
+    candidates: number;
+};
+
+/**
  * Body_upload_documents
  */
 export type BodyUploadDocuments = {
@@ -172,6 +260,297 @@ export type ClarificationAnswer = {
      * Answer
      */
     answer: string;
+};
+
+/**
+ * ClarificationAnswerEventPayload
+ */
+export type ClarificationAnswerEventPayload = {
+    /**
+     * Run Id
+     */
+    run_id: string;
+    /**
+     * Seq
+     *
+     * The event's number in its run, from 1 (the SSE id).
+     */
+    seq: number;
+    /**
+     * Created At
+     *
+     * When it was emitted (ISO 8601).
+     */
+    created_at: string;
+    /**
+     * Type
+     */
+    type: 'clarification_answer';
+    /**
+     * Round
+     */
+    round: number;
+    /**
+     * Answer
+     */
+    answer: string;
+    /**
+     * Ended
+     */
+    ended: boolean;
+};
+
+/**
+ * ClarificationEventPayload
+ */
+export type ClarificationEventPayload = {
+    /**
+     * Run Id
+     */
+    run_id: string;
+    /**
+     * Seq
+     *
+     * The event's number in its run, from 1 (the SSE id).
+     */
+    seq: number;
+    /**
+     * Created At
+     *
+     * When it was emitted (ISO 8601).
+     */
+    created_at: string;
+    /**
+     * Type
+     */
+    type: 'clarification';
+    round: ClarificationRound;
+};
+
+/**
+ * ClarificationInterrupt
+ *
+ * The payload of the clarification interrupt: the round, and why the last answer was refused.
+ */
+export type ClarificationInterrupt = {
+    /**
+     * Round
+     */
+    round: number;
+    /**
+     * Questions
+     */
+    questions: Array<string>;
+    /**
+     * Understanding
+     */
+    understanding: string;
+    /**
+     * Coverage
+     */
+    coverage: number;
+    /**
+     * Gaps
+     */
+    gaps: Array<string>;
+    /**
+     * Queries
+     */
+    queries: Array<string>;
+    /**
+     * Passages
+     */
+    passages: Array<RetrievedPassage>;
+    /**
+     * Dedup Ratio
+     */
+    dedup_ratio: number;
+    /**
+     * Answer
+     *
+     * The user's answer; '/end' ends clarification.
+     */
+    answer: string | null;
+    /**
+     * Kind
+     */
+    kind: 'clarification';
+    /**
+     * Error
+     */
+    error: string | null;
+};
+
+/**
+ * ClarificationInterruptEventPayload
+ */
+export type ClarificationInterruptEventPayload = {
+    /**
+     * Run Id
+     */
+    run_id: string;
+    /**
+     * Seq
+     *
+     * The event's number in its run, from 1 (the SSE id).
+     */
+    seq: number;
+    /**
+     * Created At
+     *
+     * When it was emitted (ISO 8601).
+     */
+    created_at: string;
+    /**
+     * Round
+     */
+    round: number;
+    /**
+     * Questions
+     */
+    questions: Array<string>;
+    /**
+     * Understanding
+     */
+    understanding: string;
+    /**
+     * Coverage
+     */
+    coverage: number;
+    /**
+     * Gaps
+     */
+    gaps: Array<string>;
+    /**
+     * Queries
+     */
+    queries: Array<string>;
+    /**
+     * Passages
+     */
+    passages: Array<RetrievedPassage>;
+    /**
+     * Dedup Ratio
+     */
+    dedup_ratio: number;
+    /**
+     * Answer
+     *
+     * The user's answer; '/end' ends clarification.
+     */
+    answer: string | null;
+    /**
+     * Kind
+     */
+    kind: 'clarification';
+    /**
+     * Error
+     */
+    error: string | null;
+    /**
+     * Type
+     */
+    type: 'interrupt';
+};
+
+/**
+ * ClarificationProgressEventPayload
+ */
+export type ClarificationProgressEventPayload = {
+    /**
+     * Run Id
+     */
+    run_id: string;
+    /**
+     * Seq
+     *
+     * The event's number in its run, from 1 (the SSE id).
+     */
+    seq: number;
+    /**
+     * Created At
+     *
+     * When it was emitted (ISO 8601).
+     */
+    created_at: string;
+    /**
+     * Type
+     */
+    type: 'clarification_progress';
+    /**
+     * Round
+     *
+     * The round being prepared (the last round when anchoring).
+     */
+    round: number;
+    /**
+     * Step
+     */
+    step: 'planning' | 'searching' | 'analyzing' | 'anchoring';
+    /**
+     * Queries
+     *
+     * The round's search queries (0 while they are written).
+     */
+    queries: number;
+    /**
+     * Searched
+     *
+     * Queries searched so far.
+     */
+    searched: number;
+    /**
+     * Passages
+     *
+     * Searching: distinct passages found so far in this round; analyzing: the passages the model reads.
+     */
+    passages: number;
+};
+
+/**
+ * ClarificationRound
+ *
+ * One round of clarification: the interrupt's typed payload.
+ */
+export type ClarificationRound = {
+    /**
+     * Round
+     */
+    round: number;
+    /**
+     * Questions
+     */
+    questions: Array<string>;
+    /**
+     * Understanding
+     */
+    understanding: string;
+    /**
+     * Coverage
+     */
+    coverage: number;
+    /**
+     * Gaps
+     */
+    gaps: Array<string>;
+    /**
+     * Queries
+     */
+    queries: Array<string>;
+    /**
+     * Passages
+     */
+    passages: Array<RetrievedPassage>;
+    /**
+     * Dedup Ratio
+     */
+    dedup_ratio: number;
+    /**
+     * Answer
+     *
+     * The user's answer; '/end' ends clarification.
+     */
+    answer: string | null;
 };
 
 /**
@@ -398,6 +777,232 @@ export type DocumentStatus = {
 };
 
 /**
+ * DoneEventPayload
+ */
+export type DoneEventPayload = {
+    /**
+     * Run Id
+     */
+    run_id: string;
+    /**
+     * Seq
+     *
+     * The event's number in its run, from 1 (the SSE id).
+     */
+    seq: number;
+    /**
+     * Created At
+     *
+     * When it was emitted (ISO 8601).
+     */
+    created_at: string;
+    /**
+     * Type
+     */
+    type: 'done';
+    /**
+     * Status
+     */
+    status: 'done' | 'cancelled';
+};
+
+/**
+ * DraftCitation
+ *
+ * Where a checked evidence id of a draft points: the page and the quote's offsets on it.
+ */
+export type DraftCitation = {
+    /**
+     * Evidence Id
+     */
+    evidence_id: string;
+    /**
+     * Collection
+     */
+    collection: string;
+    /**
+     * Document
+     */
+    document: string;
+    /**
+     * Page
+     */
+    page: number;
+    /**
+     * Section
+     */
+    section: string | null;
+    /**
+     * Quote
+     */
+    quote: string;
+    /**
+     * Start
+     */
+    start: number;
+    /**
+     * End
+     */
+    end: number;
+    /**
+     * Kind
+     */
+    kind: 'document' | 'web';
+    /**
+     * Url
+     */
+    url: string | null;
+};
+
+/**
+ * DraftClaim
+ *
+ * One statement of the draft report and the evidence ids that support it.
+ */
+export type DraftClaim = {
+    /**
+     * Text
+     */
+    text: string;
+    /**
+     * Evidence Ids
+     */
+    evidence_ids: Array<string>;
+};
+
+/**
+ * DraftSectionEventPayload
+ */
+export type DraftSectionEventPayload = {
+    /**
+     * Run Id
+     */
+    run_id: string;
+    /**
+     * Seq
+     *
+     * The event's number in its run, from 1 (the SSE id).
+     */
+    seq: number;
+    /**
+     * Created At
+     *
+     * When it was emitted (ISO 8601).
+     */
+    created_at: string;
+    /**
+     * Type
+     */
+    type: 'draft_section';
+    /**
+     * Index
+     */
+    index: number;
+    /**
+     * Heading
+     */
+    heading: string;
+    /**
+     * Task Id
+     */
+    task_id: string;
+    /**
+     * Attempt
+     *
+     * 1: the first version; 2: the rewrite of the remediation pass.
+     */
+    attempt: number;
+    /**
+     * Truncated
+     *
+     * The answer was cut at its output limit (complete sentences kept).
+     */
+    truncated: boolean;
+    /**
+     * Claims
+     */
+    claims: Array<DraftClaim>;
+};
+
+/**
+ * DraftTextClaim
+ *
+ * A sentence of the draft so far: ``complete`` false while the model is still writing it.
+ */
+export type DraftTextClaim = {
+    /**
+     * Text
+     */
+    text: string;
+    /**
+     * Evidence Ids
+     *
+     * The ids the model wrote for it, complete ones only (checked or not).
+     */
+    evidence_ids: Array<string>;
+    /**
+     * Complete
+     */
+    complete: boolean;
+};
+
+/**
+ * DraftTextEventPayload
+ */
+export type DraftTextEventPayload = {
+    /**
+     * Run Id
+     */
+    run_id: string;
+    /**
+     * Seq
+     *
+     * The event's number in its run, from 1 (the SSE id).
+     */
+    seq: number;
+    /**
+     * Created At
+     *
+     * When it was emitted (ISO 8601).
+     */
+    created_at: string;
+    /**
+     * Type
+     */
+    type: 'draft_text';
+    /**
+     * Index
+     */
+    index: number;
+    /**
+     * Heading
+     */
+    heading: string;
+    /**
+     * Task Id
+     */
+    task_id: string;
+    /**
+     * Attempt
+     *
+     * 1: the first version; 2: the rewrite of the remediation pass.
+     */
+    attempt: number;
+    /**
+     * Claims
+     */
+    claims: Array<DraftTextClaim>;
+    /**
+     * Citations
+     *
+     * The checked evidence ids first cited in this section's stream since its previous draft_text event, with where they point (an id points at the same evidence for the whole run). An id the run did not retrieve is never here.
+     */
+    citations: {
+        [key: string]: DraftCitation;
+    };
+};
+
+/**
  * Dropped
  *
  * Evidence validation removed (drift from the query anchor).
@@ -455,6 +1060,36 @@ export type ErrorDetail = {
     details?: Array<{
         [key: string]: unknown;
     }> | null;
+};
+
+/**
+ * ErrorEventPayload
+ */
+export type ErrorEventPayload = {
+    /**
+     * Run Id
+     */
+    run_id: string;
+    /**
+     * Seq
+     *
+     * The event's number in its run, from 1 (the SSE id).
+     */
+    seq: number;
+    /**
+     * Created At
+     *
+     * When it was emitted (ISO 8601).
+     */
+    created_at: string;
+    /**
+     * Type
+     */
+    type: 'error';
+    /**
+     * Message
+     */
+    message: string;
 };
 
 /**
@@ -663,6 +1298,22 @@ export type IngestJob = {
     error?: string | null;
 };
 
+export type Interrupt = ({
+    kind: 'clarification';
+} & ClarificationInterrupt) | ({
+    kind: 'plan';
+} & PlanProposal) | ({
+    kind: 'outline';
+} & OutlineProposal);
+
+export type InterruptEventPayload = ({
+    kind: 'clarification';
+} & ClarificationInterruptEventPayload) | ({
+    kind: 'plan';
+} & PlanInterruptEventPayload) | ({
+    kind: 'outline';
+} & OutlineInterruptEventPayload);
+
 /**
  * JobFile
  */
@@ -705,6 +1356,40 @@ export type LlmHealth = {
      * Models
      */
     models: Array<ModelStatus>;
+};
+
+/**
+ * LanguageEventPayload
+ */
+export type LanguageEventPayload = {
+    /**
+     * Run Id
+     */
+    run_id: string;
+    /**
+     * Seq
+     *
+     * The event's number in its run, from 1 (the SSE id).
+     */
+    seq: number;
+    /**
+     * Created At
+     *
+     * When it was emitted (ISO 8601).
+     */
+    created_at: string;
+    /**
+     * Type
+     */
+    type: 'language';
+    /**
+     * Language
+     */
+    language: string;
+    /**
+     * Corpus Language
+     */
+    corpus_language: string;
 };
 
 /**
@@ -753,6 +1438,143 @@ export type OutlineAnswer = {
      * action feedback: what to change.
      */
     feedback?: string | null;
+};
+
+/**
+ * OutlineEventPayload
+ */
+export type OutlineEventPayload = {
+    /**
+     * Run Id
+     */
+    run_id: string;
+    /**
+     * Seq
+     *
+     * The event's number in its run, from 1 (the SSE id).
+     */
+    seq: number;
+    /**
+     * Created At
+     *
+     * When it was emitted (ISO 8601).
+     */
+    created_at: string;
+    /**
+     * Type
+     */
+    type: 'outline';
+    /**
+     * Sections
+     */
+    sections: Array<SectionSpec>;
+    /**
+     * Round
+     */
+    round: number;
+};
+
+/**
+ * OutlineInterruptEventPayload
+ */
+export type OutlineInterruptEventPayload = {
+    /**
+     * Run Id
+     */
+    run_id: string;
+    /**
+     * Seq
+     *
+     * The event's number in its run, from 1 (the SSE id).
+     */
+    seq: number;
+    /**
+     * Created At
+     *
+     * When it was emitted (ISO 8601).
+     */
+    created_at: string;
+    /**
+     * Kind
+     */
+    kind: 'outline';
+    /**
+     * Topic
+     */
+    topic: string;
+    /**
+     * Title
+     */
+    title: string;
+    /**
+     * Sections
+     */
+    sections: Array<SectionSpec>;
+    /**
+     * Limit
+     */
+    limit: number;
+    /**
+     * Round
+     *
+     * Re-plans with feedback so far.
+     */
+    round: number;
+    /**
+     * Max Rounds
+     */
+    max_rounds: number;
+    /**
+     * Error
+     */
+    error: string | null;
+    /**
+     * Type
+     */
+    type: 'interrupt';
+};
+
+/**
+ * OutlineProposal
+ *
+ * The payload of the outline interrupt: the proposed sections, the most an edited outline may have,
+ * the feedback rounds used and allowed, and why the last answer was refused.
+ */
+export type OutlineProposal = {
+    /**
+     * Kind
+     */
+    kind: 'outline';
+    /**
+     * Topic
+     */
+    topic: string;
+    /**
+     * Title
+     */
+    title: string;
+    /**
+     * Sections
+     */
+    sections: Array<SectionSpec>;
+    /**
+     * Limit
+     */
+    limit: number;
+    /**
+     * Round
+     *
+     * Re-plans with feedback so far.
+     */
+    round: number;
+    /**
+     * Max Rounds
+     */
+    max_rounds: number;
+    /**
+     * Error
+     */
+    error: string | null;
 };
 
 /**
@@ -842,6 +1664,36 @@ export type PassageReferenceOut = {
 };
 
 /**
+ * PhaseEventPayload
+ */
+export type PhaseEventPayload = {
+    /**
+     * Run Id
+     */
+    run_id: string;
+    /**
+     * Seq
+     *
+     * The event's number in its run, from 1 (the SSE id).
+     */
+    seq: number;
+    /**
+     * Created At
+     *
+     * When it was emitted (ISO 8601).
+     */
+    created_at: string;
+    /**
+     * Type
+     */
+    type: 'phase';
+    /**
+     * Phase
+     */
+    phase: 'clarify' | 'assess' | 'plan' | 'dig' | 'validate' | 'synthesize' | 'attribute' | 'outline' | 'sections' | 'review' | 'compile' | 'done';
+};
+
+/**
  * PinnedProvision
  *
  * A provision the question or an approved task names ("§ 7 des Atomgesetzes", "Anlage 4 StrlSchG"):
@@ -924,6 +1776,111 @@ export type PlanAnswer = {
      * null: approve as proposed.
      */
     tasks: Array<TaskEdit> | null;
+};
+
+/**
+ * PlanEventPayload
+ */
+export type PlanEventPayload = {
+    /**
+     * Run Id
+     */
+    run_id: string;
+    /**
+     * Seq
+     *
+     * The event's number in its run, from 1 (the SSE id).
+     */
+    seq: number;
+    /**
+     * Created At
+     *
+     * When it was emitted (ISO 8601).
+     */
+    created_at: string;
+    /**
+     * Type
+     */
+    type: 'plan';
+    /**
+     * Tasks
+     */
+    tasks: Array<TaskSpec>;
+};
+
+/**
+ * PlanInterruptEventPayload
+ */
+export type PlanInterruptEventPayload = {
+    /**
+     * Run Id
+     */
+    run_id: string;
+    /**
+     * Seq
+     *
+     * The event's number in its run, from 1 (the SSE id).
+     */
+    seq: number;
+    /**
+     * Created At
+     *
+     * When it was emitted (ISO 8601).
+     */
+    created_at: string;
+    /**
+     * Kind
+     */
+    kind: 'plan';
+    /**
+     * Question
+     */
+    question: string;
+    /**
+     * Tasks
+     */
+    tasks: Array<TaskSpec>;
+    /**
+     * Limit
+     */
+    limit: number;
+    /**
+     * Error
+     */
+    error: string | null;
+    /**
+     * Type
+     */
+    type: 'interrupt';
+};
+
+/**
+ * PlanProposal
+ *
+ * The payload of the plan interrupt: the proposed tasks, the most an edited plan may have, and why the
+ * last edit was refused.
+ */
+export type PlanProposal = {
+    /**
+     * Kind
+     */
+    kind: 'plan';
+    /**
+     * Question
+     */
+    question: string;
+    /**
+     * Tasks
+     */
+    tasks: Array<TaskSpec>;
+    /**
+     * Limit
+     */
+    limit: number;
+    /**
+     * Error
+     */
+    error: string | null;
 };
 
 /**
@@ -1011,6 +1968,62 @@ export type QualityScores = {
 };
 
 /**
+ * ReadyChange
+ *
+ * The first event of the stream: subscribed (changes from now on come).
+ */
+export type ReadyChange = {
+    /**
+     * Change
+     */
+    change: 'ready';
+};
+
+/**
+ * ReferenceFollowedEventPayload
+ */
+export type ReferenceFollowedEventPayload = {
+    /**
+     * Run Id
+     */
+    run_id: string;
+    /**
+     * Seq
+     *
+     * The event's number in its run, from 1 (the SSE id).
+     */
+    seq: number;
+    /**
+     * Created At
+     *
+     * When it was emitted (ISO 8601).
+     */
+    created_at: string;
+    /**
+     * Type
+     */
+    type: 'reference_followed';
+    /**
+     * Task Id
+     */
+    task_id: string;
+    from: ReferencePlace;
+    /**
+     * Mention
+     */
+    mention: string;
+    to: ReferencePlace;
+    /**
+     * Follow
+     */
+    follow: boolean;
+    /**
+     * Depth
+     */
+    depth: number;
+};
+
+/**
  * ReferenceGraphOut
  */
 export type ReferenceGraphOut = {
@@ -1041,6 +2054,20 @@ export type ReferenceGraphOut = {
 };
 
 /**
+ * ReferencePlace
+ */
+export type ReferencePlace = {
+    /**
+     * Document
+     */
+    document: string;
+    /**
+     * Section
+     */
+    section?: string | null;
+};
+
+/**
  * RegistryFile
  *
  * What a collection's registry.yaml holds (see docs/references.md): per document, extra `synonyms`,
@@ -1059,6 +2086,36 @@ export type RegistryFile = {
             [key: string]: unknown;
         };
     };
+};
+
+/**
+ * RemediationEventPayload
+ */
+export type RemediationEventPayload = {
+    /**
+     * Run Id
+     */
+    run_id: string;
+    /**
+     * Seq
+     *
+     * The event's number in its run, from 1 (the SSE id).
+     */
+    seq: number;
+    /**
+     * Created At
+     *
+     * When it was emitted (ISO 8601).
+     */
+    created_at: string;
+    /**
+     * Type
+     */
+    type: 'remediation';
+    /**
+     * Issues
+     */
+    issues: Array<string>;
 };
 
 /**
@@ -1137,6 +2194,33 @@ export type ReportChecks = {
      * Passed
      */
     passed?: boolean;
+};
+
+/**
+ * ReportEventPayload
+ */
+export type ReportEventPayload = {
+    /**
+     * Run Id
+     */
+    run_id: string;
+    /**
+     * Seq
+     *
+     * The event's number in its run, from 1 (the SSE id).
+     */
+    seq: number;
+    /**
+     * Created At
+     *
+     * When it was emitted (ISO 8601).
+     */
+    created_at: string;
+    /**
+     * Type
+     */
+    type: 'report';
+    result: ResearchResult;
 };
 
 /**
@@ -1297,6 +2381,38 @@ export type ResearchResult = {
 };
 
 /**
+ * RetrievedPassage
+ *
+ * A passage shown to the user in clarification (what the corpus returned).
+ */
+export type RetrievedPassage = {
+    /**
+     * Chunk Id
+     */
+    chunk_id: string;
+    /**
+     * Document
+     */
+    document: string;
+    /**
+     * Page
+     */
+    page: number;
+    /**
+     * Section
+     */
+    section: string | null;
+    /**
+     * Score
+     */
+    score: number;
+    /**
+     * Snippet
+     */
+    snippet: string;
+};
+
+/**
  * RunCreated
  */
 export type RunCreated = {
@@ -1327,6 +2443,26 @@ export type RunDeleted = {
 };
 
 /**
+ * RunDeletedChange
+ *
+ * A run was deleted.
+ */
+export type RunDeletedChange = {
+    /**
+     * Change
+     */
+    change: 'deleted';
+    /**
+     * Run Id
+     */
+    run_id: string;
+    /**
+     * Seq
+     */
+    seq: number;
+};
+
+/**
  * RunDetail
  */
 export type RunDetail = {
@@ -1348,13 +2484,9 @@ export type RunDetail = {
      */
     todo: Array<TodoItem>;
     /**
-     * Interrupt
-     *
-     * The pending interrupt's payload ({kind: "clarification" | "plan" | "outline", ...}).
+     * The pending interrupt's payload, by ``kind``.
      */
-    interrupt?: {
-        [key: string]: unknown;
-    } | null;
+    interrupt?: Interrupt | null;
     /**
      * Warnings
      */
@@ -1378,6 +2510,68 @@ export type RunDetail = {
      */
     result?: ResearchResult | null;
 };
+
+/**
+ * RunEventPayload
+ *
+ * The ``data`` of one event of a run's stream, by ``type``.
+ */
+export type RunEventPayload = ({
+    type: 'status';
+} & StatusEventPayload) | ({
+    type: 'phase';
+} & PhaseEventPayload) | ({
+    type: 'language';
+} & LanguageEventPayload) | ({
+    type: 'clarification';
+} & ClarificationEventPayload) | ({
+    type: 'clarification_progress';
+} & ClarificationProgressEventPayload) | ({
+    type: 'clarification_answer';
+} & ClarificationAnswerEventPayload) | ({
+    type: 'assessment';
+} & AssessmentEventPayload) | ({
+    type: 'plan';
+} & PlanEventPayload) | ({
+    type: 'todo';
+} & TodoEventPayload) | ({
+    type: 'task_progress';
+} & TaskProgressEventPayload) | ({
+    type: 'reference_followed';
+} & ReferenceFollowedEventPayload) | ({
+    type: 'warning';
+} & WarningEventPayload) | ({
+    type: 'draft_text';
+} & DraftTextEventPayload) | ({
+    type: 'draft_section';
+} & DraftSectionEventPayload) | ({
+    type: 'remediation';
+} & RemediationEventPayload) | ({
+    type: 'outline';
+} & OutlineEventPayload) | ({
+    type: 'section';
+} & SectionEventPayload) | ({
+    type: 'interrupt';
+} & InterruptEventPayload) | ({
+    type: 'report';
+} & ReportEventPayload) | ({
+    type: 'error';
+} & ErrorEventPayload) | ({
+    type: 'done';
+} & DoneEventPayload);
+
+/**
+ * RunListChange
+ *
+ * The ``data`` of one event of the run list's stream, by ``change``.
+ */
+export type RunListChange = ({
+    change: 'ready';
+} & ReadyChange) | ({
+    change: 'phase' | 'status';
+} & RunStateChange) | ({
+    change: 'deleted';
+} & RunDeletedChange);
 
 /**
  * RunOverrides
@@ -1467,6 +2661,36 @@ export type RunPage = {
      * Offset
      */
     offset: number;
+};
+
+/**
+ * RunStateChange
+ *
+ * A run's status or phase changed.
+ */
+export type RunStateChange = {
+    /**
+     * Change
+     */
+    change: 'status' | 'phase';
+    /**
+     * Run Id
+     */
+    run_id: string;
+    /**
+     * Status
+     */
+    status: 'queued' | 'running' | 'waiting_for_input' | 'done' | 'error' | 'cancelled';
+    /**
+     * Phase
+     */
+    phase: string;
+    /**
+     * Seq
+     *
+     * Numbers the changes of this server process.
+     */
+    seq: number;
 };
 
 /**
@@ -1634,6 +2858,78 @@ export type SectionEdit = {
 };
 
 /**
+ * SectionEventPayload
+ */
+export type SectionEventPayload = {
+    /**
+     * Run Id
+     */
+    run_id: string;
+    /**
+     * Seq
+     *
+     * The event's number in its run, from 1 (the SSE id).
+     */
+    seq: number;
+    /**
+     * Created At
+     *
+     * When it was emitted (ISO 8601).
+     */
+    created_at: string;
+    /**
+     * Type
+     */
+    type: 'section';
+    /**
+     * Section Id
+     */
+    section_id: string;
+    /**
+     * Title
+     */
+    title: string;
+    /**
+     * State
+     */
+    state: 'researching' | 'searching_web' | 'writing' | 'graded' | 'refining' | 'done' | 'refined';
+    /**
+     * Round
+     *
+     * researching, graded: the search round, from 1.
+     */
+    round: number | null;
+    /**
+     * Refinement
+     *
+     * researching: the refinement pass, 0 the first.
+     */
+    refinement: number | null;
+    /**
+     * Evidence
+     */
+    evidence: number | null;
+    /**
+     * Passed
+     *
+     * graded, done, refined: the latest grade.
+     */
+    passed: boolean | null;
+    /**
+     * Queries
+     *
+     * searching_web: its queries.
+     */
+    queries: Array<string> | null;
+    /**
+     * Instructions
+     *
+     * refining: what the reviewer asked for.
+     */
+    instructions: string | null;
+};
+
+/**
  * SectionGrade
  *
  * A report section's grade: does the draft cover the section; what is missing; what to search next.
@@ -1651,6 +2947,42 @@ export type SectionGrade = {
      * Follow Up Queries
      */
     follow_up_queries?: Array<string>;
+};
+
+/**
+ * SectionSpec
+ *
+ * A section of the outline, as the user approves it.
+ */
+export type SectionSpec = {
+    /**
+     * Id
+     */
+    id: string;
+    /**
+     * Title
+     */
+    title: string;
+    /**
+     * Description
+     */
+    description: string;
+    /**
+     * Research
+     */
+    research: boolean;
+    /**
+     * Questions
+     *
+     * What it answers (also its queries).
+     */
+    questions: Array<string>;
+    /**
+     * Corpus Queries
+     *
+     * Its queries in the language of the collection's documents.
+     */
+    corpus_queries: Array<string>;
 };
 
 /**
@@ -1754,6 +3086,46 @@ export type Source = {
      * When the web page was fetched (web sources).
      */
     fetched_at?: string | null;
+};
+
+/**
+ * StatusEventPayload
+ */
+export type StatusEventPayload = {
+    /**
+     * Run Id
+     */
+    run_id: string;
+    /**
+     * Seq
+     *
+     * The event's number in its run, from 1 (the SSE id).
+     */
+    seq: number;
+    /**
+     * Created At
+     *
+     * When it was emitted (ISO 8601).
+     */
+    created_at: string;
+    /**
+     * Type
+     */
+    type: 'status';
+    /**
+     * Status
+     */
+    status: 'queued' | 'running' | 'waiting_for_input' | 'done' | 'error' | 'cancelled';
+    /**
+     * Phase
+     */
+    phase: string;
+    /**
+     * Error
+     *
+     * The reason of a run in error.
+     */
+    error: string | null;
 };
 
 /**
@@ -1867,6 +3239,120 @@ export type TaskOverview = {
 };
 
 /**
+ * TaskProgressEventPayload
+ */
+export type TaskProgressEventPayload = {
+    /**
+     * Run Id
+     */
+    run_id: string;
+    /**
+     * Seq
+     *
+     * The event's number in its run, from 1 (the SSE id).
+     */
+    seq: number;
+    /**
+     * Created At
+     *
+     * When it was emitted (ISO 8601).
+     */
+    created_at: string;
+    /**
+     * Type
+     */
+    type: 'task_progress';
+    /**
+     * Task Id
+     */
+    task_id: string;
+    /**
+     * Step
+     */
+    step: 'searching' | 'searched' | 'following_references' | 'followed_references' | 'extracting' | 'summarizing' | 'failed' | 'done';
+    /**
+     * State
+     */
+    state: 'pending' | 'running' | 'done' | 'error' | null;
+    /**
+     * Queries
+     *
+     * searched: the queries of every search view.
+     */
+    queries: Array<string> | null;
+    /**
+     * Passages
+     *
+     * searched: passages found; followed_references: to read.
+     */
+    passages: number | null;
+    /**
+     * Dropped Corpus Queries
+     *
+     * searched: corpus queries not searched.
+     */
+    dropped_corpus_queries: number | null;
+    /**
+     * Followed
+     */
+    followed: number | null;
+    /**
+     * Skipped
+     */
+    skipped: number | null;
+    /**
+     * Batch
+     *
+     * extracting: the batch's number, from 1.
+     */
+    batch: number | null;
+    /**
+     * Evidence
+     *
+     * done: findings kept.
+     */
+    evidence: number | null;
+    /**
+     * Error
+     *
+     * failed: why.
+     */
+    error: string | null;
+};
+
+/**
+ * TaskSpec
+ *
+ * A task of the plan, as the user approves it.
+ */
+export type TaskSpec = {
+    /**
+     * Id
+     */
+    id: string;
+    /**
+     * Title
+     */
+    title: string;
+    /**
+     * Description
+     */
+    description: string;
+    /**
+     * Queries
+     *
+     * In the user's language.
+     */
+    queries: Array<string>;
+    /**
+     * Corpus Queries
+     *
+     * In the language of the collection's documents.
+     */
+    corpus_queries: Array<string>;
+};
+
+/**
  * TextGuards
  *
  * What the deterministic guards (``research.guards``) did to the model's report text: repeated claims
@@ -1910,6 +3396,36 @@ export type TextGuards = {
      * Claims whose text was a placeholder or a schema field's description.
      */
     placeholder_claims_dropped?: number;
+};
+
+/**
+ * TodoEventPayload
+ */
+export type TodoEventPayload = {
+    /**
+     * Run Id
+     */
+    run_id: string;
+    /**
+     * Seq
+     *
+     * The event's number in its run, from 1 (the SSE id).
+     */
+    seq: number;
+    /**
+     * Created At
+     *
+     * When it was emitted (ISO 8601).
+     */
+    created_at: string;
+    /**
+     * Type
+     */
+    type: 'todo';
+    /**
+     * Tasks
+     */
+    tasks: Array<TodoItem>;
 };
 
 /**
@@ -1960,6 +3476,36 @@ export type UnavailableCollection = {
      * Reason
      */
     reason: string;
+};
+
+/**
+ * WarningEventPayload
+ */
+export type WarningEventPayload = {
+    /**
+     * Run Id
+     */
+    run_id: string;
+    /**
+     * Seq
+     *
+     * The event's number in its run, from 1 (the SSE id).
+     */
+    seq: number;
+    /**
+     * Created At
+     *
+     * When it was emitted (ISO 8601).
+     */
+    created_at: string;
+    /**
+     * Type
+     */
+    type: 'warning';
+    /**
+     * Message
+     */
+    message: string;
 };
 
 export type HealthData = {
@@ -3387,17 +4933,9 @@ export type RunListChangesError = RunListChangesErrors[keyof RunListChangesError
 
 export type RunListChangesResponses = {
     /**
-     * A stream of server-sent events: `ready` first, then `status`, `phase` and `deleted` changes with `data` {change, run_id, status, phase, seq}.
+     * A stream of server-sent events: `ready` first, then `status`, `phase` and `deleted` changes; `event` is the change, `data` a JSON object (the schema).
      */
-    200: {
-        event?: string;
-        id?: string;
-        /**
-         * A JSON object: the event's fields.
-         */
-        data: string;
-        retry?: number;
-    };
+    200: RunListChange;
 };
 
 export type RunListChangesResponse = RunListChangesResponses[keyof RunListChangesResponses];
@@ -3460,17 +4998,9 @@ export type RunEventsError = RunEventsErrors[keyof RunEventsErrors];
 
 export type RunEventsResponses = {
     /**
-     * A stream of server-sent events: `id` is the event's number, `event` its type, `data` a JSON object with `type`, `run_id`, `seq`, `created_at` and the event's fields. Types: status, phase, language, clarification, clarification_progress, clarification_answer, assessment, plan, todo, task_progress, reference_followed, warning, draft_section, draft_text, remediation, outline, section, interrupt, report, error, done.
+     * A stream of server-sent events: `id` is the event's number, `event` its type, `data` a JSON object (the schema): `type`, `run_id`, `seq`, `created_at` and the event's fields. Types: status, phase, language, clarification, clarification_progress, clarification_answer, assessment, plan, todo, task_progress, reference_followed, warning, draft_section, draft_text, remediation, outline, section, interrupt, report, error, done.
      */
-    200: {
-        event?: 'status' | 'phase' | 'language' | 'clarification' | 'clarification_progress' | 'clarification_answer' | 'assessment' | 'plan' | 'todo' | 'task_progress' | 'reference_followed' | 'warning' | 'draft_section' | 'draft_text' | 'remediation' | 'outline' | 'section' | 'interrupt' | 'report' | 'error' | 'done';
-        id?: string;
-        /**
-         * A JSON object: the event's fields.
-         */
-        data: string;
-        retry?: number;
-    };
+    200: RunEventPayload;
 };
 
 export type RunEventsResponse = RunEventsResponses[keyof RunEventsResponses];

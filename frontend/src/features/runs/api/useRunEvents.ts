@@ -1,43 +1,11 @@
 import { useCallback, useEffect, useReducer, useRef, useState } from "react";
-import type { RunEventsResponses } from "../../../api/generated/types.gen";
 import { apiUrl } from "../../../shared/api/base";
 import { accessGate } from "../../../shared/auth/accessGate";
 import { useAccessRequired } from "../../../shared/auth/useAccess";
 import { EventStream, type StreamState } from "../../../shared/sse/eventStream";
-import { addEvents, EMPTY_LOG, parseRunEvent, type RunEventLog } from "../events/reducer";
+import { parseRunEvent, RUN_EVENT_TYPES } from "../events/parse";
+import { addEvents, EMPTY_LOG, type RunEventLog } from "../events/reducer";
 import type { RunEvent } from "../events/types";
-
-/** A type of GET /api/runs/{id}/events, from the OpenAPI document (api/runs/stream.py EVENT_TYPES). */
-export type RunEventType = NonNullable<RunEventsResponses[200]["event"]>;
-
-/** Every run event type once: the compiler refuses a type missing here or one the API does not send, so
- * the app never misses an event type the server adds (EventSource only delivers the types listened for). */
-const LISTENED: Record<RunEventType, true> = {
-  status: true,
-  phase: true,
-  language: true,
-  clarification: true,
-  clarification_progress: true,
-  clarification_answer: true,
-  assessment: true,
-  plan: true,
-  todo: true,
-  task_progress: true,
-  reference_followed: true,
-  outline: true,
-  section: true,
-  warning: true,
-  draft_section: true,
-  draft_text: true,
-  remediation: true,
-  interrupt: true,
-  report: true,
-  error: true,
-  done: true,
-};
-
-/** The event types the app listens for on a run's stream. */
-export const RUN_EVENT_TYPES = Object.keys(LISTENED) as RunEventType[];
 
 type Action = { kind: "events"; events: RunEvent[] } | { kind: "reset" };
 

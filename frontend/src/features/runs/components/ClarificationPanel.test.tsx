@@ -3,6 +3,7 @@ import type { ReactElement, ReactNode } from "react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
 import { I18nProvider, type Language } from "../../../shared/i18n/i18n";
+import { parseRunEvent } from "../events/parse";
 import { foldEvents } from "../events/reducer";
 import type { ClarificationRound, ResumeBody, RunEvent } from "../events/types";
 import { ClarificationPanel } from "./ClarificationPanel";
@@ -10,7 +11,9 @@ import { ClarificationPanel } from "./ClarificationPanel";
 let clock = Date.parse("2026-11-24T00:20:00Z");
 function ev(seq: number, type: string, fields: Record<string, unknown> = {}): RunEvent {
   clock += 1000;
-  return { type, run_id: "r5", seq, created_at: new Date(clock).toISOString(), ...fields };
+  const event = parseRunEvent(JSON.stringify({ type, run_id: "r5", seq, created_at: new Date(clock).toISOString(), ...fields }));
+  if (event === null) throw new Error(`not a run event: ${type}`);
+  return event;
 }
 
 const ROUND_1: ClarificationRound = {
@@ -24,6 +27,7 @@ const ROUND_1: ClarificationRound = {
     { chunk_id: "c9", document: "StrlSchG.pdf", page: 41, section: "§ 78", score: 0.83, snippet: "Der Grenzwert der effektiven Dosis" },
   ],
   dedup_ratio: 0.2,
+  answer: null,
 };
 const ROUND_2: ClarificationRound = {
   ...ROUND_1,

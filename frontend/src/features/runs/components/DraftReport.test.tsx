@@ -3,6 +3,7 @@ import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
 import { renderWithProviders } from "../../../test/render";
 import { draftSource } from "../events/drafts";
+import { parseRunEvent } from "../events/parse";
 import { addEvents, EMPTY_LOG } from "../events/reducer";
 import type { RunEvent, RunView } from "../events/types";
 import { DraftReport } from "./DraftReport";
@@ -10,7 +11,9 @@ import { DraftReport } from "./DraftReport";
 let seq = 0;
 function ev(type: string, fields: Record<string, unknown>): RunEvent {
   seq += 1;
-  return { type, run_id: "r1", seq, created_at: new Date(Date.UTC(2026, 10, 28, 0, 0, seq)).toISOString(), ...fields };
+  const event = parseRunEvent(JSON.stringify({ type, run_id: "r1", seq, created_at: new Date(Date.UTC(2026, 10, 28, 0, 0, seq)).toISOString(), ...fields }));
+  if (event === null) throw new Error(`not a run event: ${type}`);
+  return event;
 }
 
 const WORKERS = {

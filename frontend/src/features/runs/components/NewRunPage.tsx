@@ -3,7 +3,7 @@ import { useNavigate, useSearchParams } from "react-router";
 import type { CreateRun, RunOverrides } from "../../../api/generated/types.gen";
 import { useI18n } from "../../../shared/i18n/i18n";
 import { ErrorAlert } from "../../../shared/ui/ErrorAlert";
-import { useCollections } from "../../collections/api/useCollections";
+import { useCollections } from "../../collections";
 import { useCreateRun } from "../api/useCreateRun";
 
 function optionalInt(value: string): number | undefined {

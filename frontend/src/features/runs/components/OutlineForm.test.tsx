@@ -12,10 +12,11 @@ const outline: OutlineInterrupt = {
   limit: 4,
   round: 0,
   max_rounds: 3,
+  error: null,
   sections: [
-    { id: "s1", title: "Introduction", description: "Scope", research: false, questions: [] },
-    { id: "s2", title: "Dose limits", description: "§ 78", research: true, questions: ["Which dose limits apply?"] },
-    { id: "s3", title: "Monitoring", description: "", research: true, questions: ["How is the dose measured?"] },
+    { id: "s1", title: "Introduction", description: "Scope", research: false, questions: [], corpus_queries: [] },
+    { id: "s2", title: "Dose limits", description: "§ 78", research: true, questions: ["Which dose limits apply?"], corpus_queries: [] },
+    { id: "s3", title: "Monitoring", description: "", research: true, questions: ["How is the dose measured?"], corpus_queries: [] },
   ],
 };
 

@@ -9,10 +9,11 @@ const plan: PlanInterrupt = {
   kind: "plan",
   question: "Welche Dosisgrenzwerte gelten?",
   limit: 4,
+  error: null,
   tasks: [
-    { id: "t1", title: "Effective dose limits", description: "§ 78", queries: ["q1"] },
-    { id: "t2", title: "Organ dose limits", description: "", queries: ["q2"] },
-    { id: "t3", title: "Apprentices", description: "", queries: ["q3"] },
+    { id: "t1", title: "Effective dose limits", description: "§ 78", queries: ["q1"], corpus_queries: [] },
+    { id: "t2", title: "Organ dose limits", description: "", queries: ["q2"], corpus_queries: [] },
+    { id: "t3", title: "Apprentices", description: "", queries: ["q3"], corpus_queries: [] },
   ],
 };
 

@@ -1,11 +1,14 @@
 import { describe, expect, it } from "vitest";
+import { parseRunEvent } from "./parse";
 import { foldEvents } from "./reducer";
 import type { ClarificationRound, RunEvent } from "./types";
 
 let clock = Date.parse("2026-11-24T00:20:00Z");
 function ev(seq: number, type: string, fields: Record<string, unknown> = {}): RunEvent {
   clock += 1000;
-  return { type, run_id: "r4", seq, created_at: new Date(clock).toISOString(), ...fields };
+  const event = parseRunEvent(JSON.stringify({ type, run_id: "r4", seq, created_at: new Date(clock).toISOString(), ...fields }));
+  if (event === null) throw new Error(`not a run event: ${type}`);
+  return event;
 }
 
 function clarificationRound(n: number, questions: string[]): ClarificationRound {
@@ -18,6 +21,7 @@ function clarificationRound(n: number, questions: string[]): ClarificationRound 
     queries: ["q1", "q2"],
     passages: [],
     dedup_ratio: 0,
+    answer: null,
   };
 }
 

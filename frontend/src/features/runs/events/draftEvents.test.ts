@@ -1,11 +1,15 @@
 import { describe, expect, it } from "vitest";
+import { parseRunEvent } from "./parse";
 import { addEvents, EMPTY_LOG, foldEvents } from "./reducer";
 import type { RunEvent } from "./types";
 
 let clock = Date.parse("2026-11-24T00:20:00Z");
+/** An event as the app receives it: JSON, parsed into the generated union. */
 function ev(seq: number, type: string, fields: Record<string, unknown> = {}): RunEvent {
   clock += 1000;
-  return { type, run_id: "r3", seq, created_at: new Date(clock).toISOString(), ...fields };
+  const event = parseRunEvent(JSON.stringify({ type, run_id: "r3", seq, created_at: new Date(clock).toISOString(), ...fields }));
+  if (event === null) throw new Error(`not a run event: ${type}`);
+  return event;
 }
 
 function draft(seq: number, index: number, heading: string, attempt: number, texts: string[], fields: Record<string, unknown> = {}) {

@@ -1,19 +1,19 @@
 import type { Source } from "../../../api/generated/types.gen";
-import type { DraftCitation, DraftClaim, DraftSection, DraftStream, DraftTextClaim, RunEvent, RunView } from "./types";
+import type { DraftClaim, DraftSection, DraftStream, DraftTextClaim, RunEventOf, RunView } from "./types";
 
 function isIndex(value: unknown): value is number {
   return typeof value === "number" && Number.isInteger(value) && value >= 0;
 }
 
-function claimsOf(value: unknown): DraftClaim[] {
-  if (!Array.isArray(value)) return [];
+/** The claims with a text; evidence ids that are not strings are dropped (the server's data is typed, but a
+ * draft is the model's words: it is shown only as far as it can be read). */
+function claimsOf(claims: readonly unknown[]): DraftClaim[] {
   const out: DraftClaim[] = [];
-  for (const item of value as unknown[]) {
-    if (typeof item !== "object" || item === null) continue;
-    const claim = item as { text?: unknown; evidence_ids?: unknown };
+  for (const claim of claims) {
+    if (typeof claim !== "object" || claim === null || !("text" in claim)) continue;
     if (typeof claim.text !== "string" || !claim.text.trim()) continue;
-    const ids = Array.isArray(claim.evidence_ids) ? claim.evidence_ids.filter((id): id is string => typeof id === "string") : [];
-    out.push({ text: claim.text, evidence_ids: ids });
+    const ids = "evidence_ids" in claim && Array.isArray(claim.evidence_ids) ? claim.evidence_ids : [];
+    out.push({ text: claim.text, evidence_ids: ids.filter((id): id is string => typeof id === "string") });
   }
   return out;
 }
@@ -24,54 +24,19 @@ function claimsOf(value: unknown): DraftClaim[] {
  * resumed run's sections after the ones written before it stopped). An event without a readable index or
  * heading changes nothing.
  */
-export function draftOf(view: RunView, event: RunEvent): RunView {
+export function draftOf(view: RunView, event: RunEventOf<"draft_section">): RunView {
   if (!isIndex(event.index) || typeof event.heading !== "string") return view;
-  const attempt = typeof event.attempt === "number" && event.attempt > 0 ? event.attempt : 1;
   const draft: DraftSection = {
     index: event.index,
     heading: event.heading,
     task_id: typeof event.task_id === "string" ? event.task_id : "",
-    attempt,
+    attempt: event.attempt > 0 ? event.attempt : 1,
     truncated: event.truncated === true,
-    claims: claimsOf(event.claims),
+    claims: Array.isArray(event.claims) ? claimsOf(event.claims) : [],
   };
   const drafts = [...view.drafts.filter((d) => d.index !== draft.index), draft].sort((a, b) => a.index - b.index);
   // the section as written ends its stream
   return { ...view, drafts, streams: view.streams.filter((s) => s.index !== draft.index) };
-}
-
-function streamedClaimsOf(value: unknown): DraftTextClaim[] {
-  if (!Array.isArray(value)) return [];
-  return (value as unknown[]).flatMap((item) => {
-    const [claim] = claimsOf([item]);
-    if (!claim) return [];
-    return [{ ...claim, complete: (item as { complete?: unknown }).complete === true }];
-  });
-}
-
-function citationsOf(value: unknown): Record<string, DraftCitation> {
-  if (typeof value !== "object" || value === null) return {};
-  const out: Record<string, DraftCitation> = {};
-  for (const [id, item] of Object.entries(value as Record<string, unknown>)) {
-    if (typeof item !== "object" || item === null) continue;
-    const c = item as Record<string, unknown>;
-    const { collection, document, page, quote, start, end } = c;
-    if (c.evidence_id !== id || typeof collection !== "string" || typeof document !== "string") continue;
-    if (typeof page !== "number" || typeof start !== "number" || typeof end !== "number" || typeof quote !== "string") continue;
-    out[id] = {
-      evidence_id: id,
-      collection,
-      document,
-      page,
-      section: typeof c.section === "string" ? c.section : null,
-      quote,
-      start,
-      end,
-      kind: c.kind === "web" ? "web" : "document",
-      url: typeof c.url === "string" ? c.url : null,
-    };
-  }
-  return out;
 }
 
 /**
@@ -79,16 +44,20 @@ function citationsOf(value: unknown): Record<string, DraftCitation> {
  * retry or the remediation pass starts again from its beginning); the checked ids it newly cites are kept
  * for the whole run (an id points at the same evidence throughout).
  */
-export function draftTextOf(view: RunView, event: RunEvent): RunView {
-  if (!isIndex(event.index) || typeof event.heading !== "string") return view;
+export function draftTextOf(view: RunView, event: RunEventOf<"draft_text">): RunView {
+  if (!isIndex(event.index)) return view;
+  const claims: DraftTextClaim[] = event.claims.flatMap((item) => {
+    const [claim] = claimsOf([item]);
+    return claim ? [{ ...claim, complete: item.complete === true }] : [];
+  });
   const stream: DraftStream = {
     index: event.index,
     heading: event.heading,
-    attempt: typeof event.attempt === "number" && event.attempt > 0 ? event.attempt : 1,
-    claims: streamedClaimsOf(event.claims),
+    attempt: event.attempt > 0 ? event.attempt : 1,
+    claims,
   };
   const streams = [...view.streams.filter((s) => s.index !== stream.index), stream].sort((a, b) => a.index - b.index);
-  return { ...view, streams, draftCitations: { ...view.draftCitations, ...citationsOf(event.citations) } };
+  return { ...view, streams, draftCitations: { ...view.draftCitations, ...event.citations } };
 }
 
 /**

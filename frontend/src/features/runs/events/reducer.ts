@@ -1,26 +1,18 @@
-import type { ResearchResult } from "../../../api/generated/types.gen";
+import { draftOf, draftTextOf } from "./drafts";
 import {
   PHASES,
   REPORT_PHASES,
   SECTION_STATES,
-  type Assessment,
-  type ClarificationRound,
-  type ClarifyActivity,
   type ClarifyStep,
-  type Interrupt,
   type Phase,
-  type ReferenceFollowed,
   type RunEvent,
-  type RunStatus,
+  type RunEventOf,
   type RunView,
   type SectionProgress,
-  type SectionState,
   type TaskProgress,
-  type TaskSpec,
   type TaskState,
   type TodoTask,
 } from "./types";
-import { draftOf, draftTextOf } from "./drafts";
 
 export const EMPTY_VIEW: RunView = {
   lastSeq: 0,
@@ -58,21 +50,11 @@ export interface RunEventLog {
 
 export const EMPTY_LOG: RunEventLog = { events: [], view: EMPTY_VIEW };
 
-const TASK_STATES = new Set<string>(["pending", "running", "done", "error"]);
-
 function isPhase(value: unknown): value is Phase {
   return (
     typeof value === "string" &&
     ((PHASES as readonly string[]).includes(value) || (REPORT_PHASES as readonly string[]).includes(value))
   );
-}
-
-function isSectionState(value: unknown): value is SectionState {
-  return typeof value === "string" && (SECTION_STATES as readonly string[]).includes(value);
-}
-
-function asNumber(value: unknown): number | undefined {
-  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
 }
 
 /** The view with the open phase's wait for the user ended at ``at`` (its time added to the span's
@@ -106,66 +88,50 @@ function closePhases(view: RunView, at: string): RunView {
   return { ...settled, phases: settled.phases.map((s) => (s.endedAt === null ? { ...s, endedAt: at } : s)) };
 }
 
-const CLARIFY_STEPS: readonly ClarifyStep[] = ["planning", "searching", "analyzing", "anchoring"];
-
-function isClarifyStep(value: unknown): value is ClarifyStep {
-  return typeof value === "string" && (CLARIFY_STEPS as readonly string[]).includes(value);
-}
-
 /** A round of clarification after its `clarification` event: an answer given before stays (the event comes
  * again when the run resumes, without it). */
-function clarificationOf(view: RunView, event: RunEvent): RunView {
-  const round = event.round as ClarificationRound | undefined;
-  if (!round || typeof round.round !== "number") return view;
+function clarificationOf(view: RunView, event: RunEventOf<"clarification">): RunView {
+  const round = event.round;
   const before = view.clarifications.find((r) => r.round === round.round);
-  const next: ClarificationRound = { ...round, answer: round.answer ?? before?.answer ?? null };
+  const next = { ...round, answer: round.answer ?? before?.answer ?? null };
   const others = view.clarifications.filter((r) => r.round !== round.round);
   return { ...view, clarifications: [...others, next].sort((a, b) => a.round - b.round) };
 }
 
 /** The user's answer to a round (`clarification_answer`): recorded on the round; the run works again. */
-function clarificationAnswerOf(view: RunView, event: RunEvent): RunView {
-  const round = asNumber(event.round);
-  const answer = event.answer;
-  if (round === undefined || typeof answer !== "string") return view;
-  const clarifications = view.clarifications.map((r) => (r.round === round ? { ...r, answer } : r));
+function clarificationAnswerOf(view: RunView, event: RunEventOf<"clarification_answer">): RunView {
+  const clarifications = view.clarifications.map((r) => (r.round === event.round ? { ...r, answer: event.answer } : r));
   return { ...view, clarifications, clarifyActivity: null };
 }
 
-/** What clarification is doing now (`clarification_progress`). */
-function clarifyActivityOf(view: RunView, event: RunEvent): RunView {
-  const round = asNumber(event.round);
-  const step = event.step;
-  if (round === undefined || !isClarifyStep(step)) return view;
-  const activity: ClarifyActivity = {
-    round,
-    step,
-    queries: asNumber(event.queries) ?? 0,
-    searched: asNumber(event.searched) ?? 0,
-    passages: asNumber(event.passages) ?? 0,
-  };
-  return { ...view, clarifyActivity: activity };
+const CLARIFY_STEPS: readonly ClarifyStep[] = ["planning", "searching", "analyzing", "anchoring"];
+
+/** What clarification is doing now (`clarification_progress`); a step this app does not know (a newer
+ * server's) changes nothing. */
+function clarifyActivityOf(view: RunView, event: RunEventOf<"clarification_progress">): RunView {
+  const { round, step, queries, searched, passages } = event;
+  if (!CLARIFY_STEPS.includes(step)) return view;
+  return { ...view, clarifyActivity: { round, step, queries, searched, passages } };
 }
 
 function withTaskState(todo: TodoTask[], taskId: string, state: TaskState): TodoTask[] {
   return todo.map((task) => (task.id === taskId ? { ...task, state } : task));
 }
 
-function progressOf(view: RunView, event: RunEvent): RunView {
-  const taskId = String(event.task_id ?? "");
-  if (!taskId) return view;
+function progressOf(view: RunView, event: RunEventOf<"task_progress">): RunView {
+  const taskId = event.task_id;
   const before: TaskProgress = view.progress[taskId] ?? { step: "pending", steps: 0 };
-  const state = typeof event.state === "string" && TASK_STATES.has(event.state) ? (event.state as TaskState) : undefined;
+  const state = event.state ?? undefined;
   const next: TaskProgress = {
     ...before,
-    step: String(event.step ?? before.step),
+    step: event.step,
     steps: before.steps + 1,
     ...(state ? { state } : {}),
-    ...(Array.isArray(event.queries) ? { queries: event.queries.map(String) } : {}),
+    ...(event.queries ? { queries: event.queries } : {}),
   };
   for (const key of ["passages", "followed", "skipped", "batch", "evidence"] as const) {
-    const value = asNumber(event[key]);
-    if (value !== undefined) next[key] = value;
+    const value = event[key];
+    if (typeof value === "number") next[key] = value;
   }
   return {
     ...view,
@@ -179,10 +145,9 @@ function progressOf(view: RunView, event: RunEvent): RunView {
  * order (ids s1..sn, compared by number); `rounds` counts its search rounds over all passes; the latest
  * grade wins (a failed grade, then a passed one, is passed); `refined` counts its refinement passes.
  */
-function sectionOf(view: RunView, event: RunEvent): RunView {
-  const id = typeof event.section_id === "string" ? event.section_id : "";
-  if (!id || !isSectionState(event.state)) return view;
-  const state = event.state;
+function sectionOf(view: RunView, event: RunEventOf<"section">): RunView {
+  const { section_id: id, state } = event;
+  if (typeof id !== "string" || !id || !SECTION_STATES.includes(state)) return view; // one it cannot read
   const before: SectionProgress = view.sections.find((s) => s.id === id) ?? {
     id,
     title: "",
@@ -191,16 +156,15 @@ function sectionOf(view: RunView, event: RunEvent): RunView {
     rounds: 0,
     refined: 0,
   };
-  const evidence = asNumber(event.evidence);
   const next: SectionProgress = {
     ...before,
-    title: typeof event.title === "string" && event.title ? event.title : before.title,
+    title: event.title || before.title,
     state,
     rounds: state === "researching" ? before.rounds + 1 : before.rounds,
-    ...(evidence !== undefined ? { evidence } : {}),
+    ...(typeof event.evidence === "number" ? { evidence: event.evidence } : {}),
   };
   if (typeof event.passed === "boolean") next.passed = event.passed;
-  if (state === "refining") next.instructions = typeof event.instructions === "string" ? event.instructions : "";
+  if (state === "refining") next.instructions = event.instructions ?? "";
   if (state === "refined") next.refined = before.refined + 1;
   const others = view.sections.filter((s) => s.id !== id);
   const sections = [...others, next].sort((a, b) => a.id.localeCompare(b.id, undefined, { numeric: true }));
@@ -217,24 +181,25 @@ export function applyEvent(view: RunView, event: RunEvent): RunView {
   };
   switch (event.type) {
     case "status": {
-      const status = event.status as RunStatus;
+      const status = event.status;
       next = { ...next, status };
       next = status === "waiting_for_input" ? startWait(next, event.created_at) : endWait(next, event.created_at);
       if (status !== "waiting_for_input") next = { ...next, interrupt: null };
       if (status !== "running") next = { ...next, clarifyActivity: null };
       if (status === "running" || status === "queued") next = { ...next, error: null, terminal: false };
-      if (status === "error" && typeof event.error === "string") next = { ...next, error: event.error };
+      if (status === "error" && event.error) next = { ...next, error: event.error };
       if (isPhase(event.phase)) next = withPhase(next, event.phase, event.created_at);
       return next;
     }
     case "phase":
-      if (!isPhase(event.phase)) return next;
       if (event.phase !== "clarify") next = { ...next, clarifyActivity: null };
       return withPhase(next, event.phase, event.created_at);
     case "language":
-      return { ...next, language: typeof event.language === "string" ? event.language : null };
-    case "assessment":
-      return { ...next, assessment: event as unknown as Assessment };
+      return { ...next, language: event.language };
+    case "assessment": {
+      const { type: _t, run_id: _r, seq: _s, created_at: _c, ...assessment } = event;
+      return { ...next, assessment };
+    }
     case "clarification":
       return clarificationOf(next, event);
     case "clarification_answer":
@@ -242,9 +207,9 @@ export function applyEvent(view: RunView, event: RunEvent): RunView {
     case "clarification_progress":
       return clarifyActivityOf(next, event);
     case "plan":
-      return { ...next, plan: Array.isArray(event.tasks) ? (event.tasks as TaskSpec[]) : [] };
+      return { ...next, plan: event.tasks };
     case "todo":
-      return { ...next, todo: Array.isArray(event.tasks) ? (event.tasks as TodoTask[]) : [] };
+      return { ...next, todo: event.tasks };
     case "task_progress":
       return progressOf(next, event);
     case "section":
@@ -254,38 +219,28 @@ export function applyEvent(view: RunView, event: RunEvent): RunView {
     case "draft_text":
       return draftTextOf(next, event);
     case "reference_followed": {
-      const item = event as unknown as Omit<ReferenceFollowed, "seq">;
-      const followed: ReferenceFollowed = {
-        seq: event.seq,
-        task_id: String(item.task_id),
-        from: item.from,
-        mention: String(item.mention ?? ""),
-        to: item.to,
-        depth: asNumber(item.depth) ?? 0,
-      };
-      return { ...next, references: [...next.references, followed] };
+      const { seq, task_id, from, mention, to, depth } = event;
+      return { ...next, references: [...next.references, { seq, task_id, from, mention, to, depth }] };
     }
     case "warning":
-      return { ...next, warnings: [...next.warnings, String(event.message ?? "")] };
+      return { ...next, warnings: [...next.warnings, event.message] };
     case "remediation":
-      return { ...next, remediation: Array.isArray(event.issues) ? event.issues.map(String) : [] };
+      return { ...next, remediation: event.issues };
     case "interrupt": {
-      const { type: _t, run_id: _r, seq: _s, created_at: _c, ...payload } = event;
-      return startWait({ ...next, interrupt: payload as unknown as Interrupt, status: "waiting_for_input", clarifyActivity: null }, event.created_at);
+      const { type: _t, run_id: _r, seq: _s, created_at: _c, ...interrupt } = event;
+      return startWait({ ...next, interrupt, status: "waiting_for_input", clarifyActivity: null }, event.created_at);
     }
     case "report":
       // the checked report replaces the drafts
-      return { ...next, report: (event.result as ResearchResult | undefined) ?? null, drafts: [], streams: [] };
+      return { ...next, report: event.result, drafts: [], streams: [] };
     case "error":
       return closePhases(
-        { ...next, status: "error", error: String(event.message ?? ""), interrupt: null, clarifyActivity: null, terminal: true },
+        { ...next, status: "error", error: event.message, interrupt: null, clarifyActivity: null, terminal: true },
         event.created_at,
       );
-    case "done": {
-      const status = (event.status as RunStatus | undefined) ?? "done";
-      return closePhases({ ...next, status, interrupt: null, clarifyActivity: null, terminal: true }, event.created_at);
-    }
-    default:
+    case "done":
+      return closePhases({ ...next, status: event.status, interrupt: null, clarifyActivity: null, terminal: true }, event.created_at);
+    case "outline":
       return next;
   }
 }
@@ -318,17 +273,4 @@ export function addEvents(log: RunEventLog, incoming: readonly RunEvent[]): RunE
   }
   if (events === log.events) return log;
   return { events, view: refold ? foldEvents(events) : view };
-}
-
-/** Parses one SSE message's data; null when it is not a run event. */
-export function parseRunEvent(data: string): RunEvent | null {
-  try {
-    const value: unknown = JSON.parse(data);
-    if (typeof value !== "object" || value === null) return null;
-    const event = value as Partial<RunEvent>;
-    if (typeof event.type !== "string" || typeof event.seq !== "number") return null;
-    return event as RunEvent;
-  } catch {
-    return null;
-  }
 }

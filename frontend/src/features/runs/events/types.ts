@@ -1,9 +1,31 @@
+/**
+ * The run's events and interrupts are generated from the backend's OpenAPI document (`npm run generate`:
+ * `RunEventPayload`, discriminated by `type`; `Interrupt`, by `kind`); the names below are aliases of the
+ * generated types, so a field renamed in the backend fails `tsc`. What is the app's own is declared here:
+ * the view folded from the events (RunView, TaskProgress, PhaseSpan, SectionProgress, ...).
+ */
 import type {
   ClarificationAnswer,
+  DraftCitation as GeneratedDraftCitation,
+  DraftClaim as GeneratedDraftClaim,
+  DraftTextClaim as GeneratedDraftTextClaim,
+  Interrupt as GeneratedInterrupt,
   OutlineAnswer,
   ResearchResult,
+  RunEventPayload,
   RunSummary,
+  SectionEventPayload,
   TaskEdit,
+} from "../../../api/generated/types.gen";
+
+export type {
+  ClarificationRound,
+  RetrievedPassage,
+  RunEventPayload,
+  RunListChange,
+  SectionSpec as OutlineSection,
+  TaskSpec,
+  TodoItem as TodoTask,
 } from "../../../api/generated/types.gen";
 
 /** The statuses and phases of a run (research/models.py). */
@@ -15,114 +37,40 @@ export type Phase = (typeof PHASES)[number] | (typeof REPORT_PHASES)[number];
 export type TaskState = "pending" | "running" | "done" | "error";
 
 /** One event of GET /api/runs/{id}/events: `data` of the SSE message, numbered per run by `seq`. */
-export interface RunEvent {
-  type: string;
-  run_id: string;
-  seq: number;
-  created_at: string;
-  [field: string]: unknown;
-}
+export type RunEvent = RunEventPayload;
+/** The event of one type. */
+export type RunEventOf<T extends RunEvent["type"]> = Extract<RunEvent, { type: T }>;
+/** What every event carries besides its own fields. */
+type Envelope = "type" | "run_id" | "seq" | "created_at";
 
-export interface RetrievedPassage {
-  chunk_id: string;
-  document: string;
-  page: number;
-  section?: string | null;
-  score: number;
-  snippet: string;
-}
-
-export interface ClarificationRound {
-  round: number;
-  questions: string[];
-  understanding: string;
-  coverage: number;
-  gaps: string[];
-  queries: string[];
-  passages: RetrievedPassage[];
-  dedup_ratio: number;
-  answer?: string | null;
-}
+/** The pending interrupt (GET /api/runs/{id} `interrupt`, and the `interrupt` event), by `kind`. */
+export type Interrupt = GeneratedInterrupt;
+export type ClarificationInterrupt = Extract<Interrupt, { kind: "clarification" }>;
+export type PlanInterrupt = Extract<Interrupt, { kind: "plan" }>;
+export type OutlineInterrupt = Extract<Interrupt, { kind: "outline" }>;
 
 /** What clarification does while the user waits: the model writes the round's searches (planning), the
  * corpus is searched query by query (searching), the model reads what was found and writes the next questions
  * (analyzing), clarification is over and the model fixes what the research is about (anchoring). */
-export type ClarifyStep = "planning" | "searching" | "analyzing" | "anchoring";
-
+export type ClarifyStep = RunEventOf<"clarification_progress">["step"];
 /** A `clarification_progress` event (research/clarify/progress.py ClarificationProgress). */
-export interface ClarificationProgressEvent {
-  type: "clarification_progress";
-  /** The round being prepared (the last round when anchoring). */
-  round: number;
-  step: ClarifyStep;
-  /** The round's search queries (0 while they are written). */
-  queries: number;
-  /** Queries searched so far. */
-  searched: number;
-  /** Searching: distinct passages found so far in the round; analyzing: the passages the model reads. */
-  passages: number;
-}
-
-/** A `clarification_answer` event (research/clarify/progress.py ClarificationAnswered): the user's answer to
- * a round; `ended`: it was "/end" (enough, start the research). */
-export interface ClarificationAnswerEvent {
-  type: "clarification_answer";
-  round: number;
-  answer: string;
-  ended: boolean;
-}
-
+export type ClarificationProgressEvent = RunEventOf<"clarification_progress">;
+/** A `clarification_answer` event: the user's answer to a round; `ended`: it was "/end" (enough, start). */
+export type ClarificationAnswerEvent = RunEventOf<"clarification_answer">;
 /** What clarification is doing now, folded from its latest `clarification_progress` event. */
-export type ClarifyActivity = Omit<ClarificationProgressEvent, "type">;
-
-export interface ClarificationInterrupt extends ClarificationRound {
-  kind: "clarification";
-  error?: string | null;
-}
-
-export interface TaskSpec {
-  id: string;
-  title: string;
-  description?: string;
-  queries?: string[];
-  corpus_queries?: string[];
-}
-
-export interface PlanInterrupt {
-  kind: "plan";
-  question: string;
-  tasks: TaskSpec[];
-  limit: number;
-  error?: string | null;
-}
-
-/** A section of a proposed report outline (report/models.py SectionSpec). */
-export interface OutlineSection {
-  id: string;
-  title: string;
-  description?: string;
-  research?: boolean;
-  questions?: string[];
-  corpus_queries?: string[];
-}
-
-/** The outline interrupt of a report run (report/models.py OutlineProposal). */
-export interface OutlineInterrupt {
-  kind: "outline";
-  topic: string;
-  title: string;
-  sections: OutlineSection[];
-  limit: number;
-  round: number;
-  max_rounds: number;
-  error?: string | null;
-}
-
-export type Interrupt = ClarificationInterrupt | PlanInterrupt | OutlineInterrupt;
+export type ClarifyActivity = Omit<ClarificationProgressEvent, Envelope>;
 
 /** The states of a report section in its `section` events. */
-export const SECTION_STATES = ["researching", "searching_web", "writing", "graded", "refining", "done", "refined"] as const;
-export type SectionState = (typeof SECTION_STATES)[number];
+export const SECTION_STATES = [
+  "researching",
+  "searching_web",
+  "writing",
+  "graded",
+  "refining",
+  "done",
+  "refined",
+] as const satisfies readonly SectionEventPayload["state"][];
+export type SectionState = SectionEventPayload["state"];
 
 /** A report section's progress, folded from its `section` events. */
 export interface SectionProgress {
@@ -140,55 +88,20 @@ export interface SectionProgress {
 }
 
 /** A sentence of a draft section and the evidence ids it cites (only the final report maps them to sources). */
-export interface DraftClaim {
-  text: string;
-  evidence_ids: string[];
-}
+export type DraftClaim = Required<GeneratedDraftClaim>;
 
 /** A report section as the model wrote it (`draft_section`): shown while the run synthesizes; the final,
  * checked report replaces it. */
-export interface DraftSection {
-  index: number;
-  heading: string;
-  task_id: string;
-  /** 1: the first version; 2: the rewrite of the remediation pass. */
-  attempt: number;
-  /** The model's answer was cut at its output limit (its complete sentences are kept). */
-  truncated: boolean;
-  claims: DraftClaim[];
-}
+export type DraftSection = Omit<RunEventOf<"draft_section">, Envelope | "claims"> & { claims: DraftClaim[] };
 
 /** Where a checked evidence id of the streamed draft points (`draft_text` citations): an id the run did not
  * retrieve never has one. */
-export interface DraftCitation {
-  evidence_id: string;
-  collection: string;
-  document: string;
-  page: number;
-  section?: string | null;
-  quote: string;
-  start: number;
-  end: number;
-  kind: "document" | "web";
-  url?: string | null;
-}
-
+export type DraftCitation = Required<GeneratedDraftCitation>;
 /** A sentence of a section as the model writes it: `complete` false while it is still being written. */
-export interface DraftTextClaim extends DraftClaim {
-  complete: boolean;
-}
-
+export type DraftTextClaim = Required<GeneratedDraftTextClaim>;
 /** The `draft_text` event: a section's sentences so far, and the checked ids first cited since its previous
  * event (backend research/synthesis/preview.py DraftTextEvent). */
-export interface DraftTextEvent {
-  type: "draft_text";
-  index: number;
-  heading: string;
-  task_id: string;
-  attempt: number;
-  claims: DraftTextClaim[];
-  citations: Record<string, DraftCitation>;
-}
+export type DraftTextEvent = RunEventOf<"draft_text">;
 
 /** A section being written: its text so far (the latest `draft_text` of its index). */
 export interface DraftStream {
@@ -196,12 +109,6 @@ export interface DraftStream {
   heading: string;
   attempt: number;
   claims: DraftTextClaim[];
-}
-
-export interface TodoTask {
-  id: string;
-  title: string;
-  state: TaskState;
 }
 
 /** The latest step of a task and the figures its steps reported. */
@@ -217,23 +124,11 @@ export interface TaskProgress {
   steps: number;
 }
 
-export interface ReferenceFollowed {
-  seq: number;
-  task_id: string;
-  from: { document: string; section?: string | null };
-  mention: string;
-  to: { document: string; section?: string | null };
-  depth: number;
-}
+/** A reference a task followed, numbered by its event. */
+export type ReferenceFollowed = Pick<RunEventOf<"reference_followed">, "seq" | "task_id" | "from" | "mention" | "to" | "depth">;
 
-export interface Assessment {
-  answerable: boolean;
-  reason: string;
-  corpus_covers: string[];
-  coverage: number;
-  max_similarity: number;
-  model_verdict: string;
-}
+/** The corpus assessment (the `assessment` event without its envelope). */
+export type Assessment = Omit<RunEventOf<"assessment">, Envelope>;
 
 export interface PhaseSpan {
   phase: Phase;
@@ -252,11 +147,11 @@ export interface RunView {
   language: string | null;
   assessment: Assessment | null;
   /** The rounds in order, each with the user's answer once it is given ("/end": enough, start the research). */
-  clarifications: ClarificationRound[];
+  clarifications: ClarificationRoundView[];
   /** What clarification is doing while the user waits; null while it waits for an answer or is over. */
   clarifyActivity: ClarifyActivity | null;
-  plan: TaskSpec[] | null;
-  todo: TodoTask[];
+  plan: TaskSpecView[] | null;
+  todo: TodoTaskView[];
   /** Report mode: the sections in the order of their first event (the outline's order once it is known). */
   sections: SectionProgress[];
   /** Research runs: the report's sections as written, in index order (a rewrite replaces its first version);
@@ -281,5 +176,9 @@ export interface RunView {
   startedAt: string | null;
   updatedAt: string | null;
 }
+
+type ClarificationRoundView = RunEventOf<"clarification">["round"];
+type TaskSpecView = RunEventOf<"plan">["tasks"][number];
+type TodoTaskView = RunEventOf<"todo">["tasks"][number];
 
 export type ResumeBody = ClarificationAnswer | { tasks: TaskEdit[] | null } | OutlineAnswer | Record<string, never>;
