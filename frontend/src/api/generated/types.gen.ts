@@ -69,6 +69,12 @@ export type ChainStep = {
      * Mention
      */
     mention?: string | null;
+    /**
+     * Query
+     *
+     * The search that found this passage (the seed, first step).
+     */
+    query?: string | null;
 };
 
 /**

@@ -1,11 +1,18 @@
 import { useState, type FormEvent } from "react";
 import { useI18n } from "../../../shared/i18n/i18n";
 import { percent } from "../../../shared/ui/format";
+import { passageTarget, type PageTarget } from "../../viewer";
 import type { ClarificationInterrupt, ClarificationRound, ResumeBody } from "../events/types";
 
 export const END_CLARIFICATION = "/end";
 
-function RoundDetails({ round }: { round: ClarificationRound }) {
+function RoundDetails({
+  round,
+  onOpenPassage,
+}: {
+  round: ClarificationRound;
+  onOpenPassage?: (target: PageTarget) => void;
+}) {
   const { t, formatNumber } = useI18n();
   return (
     <>
@@ -45,15 +52,30 @@ function RoundDetails({ round }: { round: ClarificationRound }) {
           </>
         )}
         <ul className="passages">
-          {round.passages.map((p) => (
-            <li key={p.chunk_id}>
-              <span className="source-line">
+          {round.passages.map((p) => {
+            const target = onOpenPassage ? passageTarget(p) : null;
+            const place = (
+              <>
                 {p.document}, {t("common.page", { n: p.page })}
-                {p.section ? `, ${p.section}` : ""} · {t("clarify.score", { score: formatNumber(p.score, 2) })}
-              </span>
-              <blockquote>{p.snippet}</blockquote>
-            </li>
-          ))}
+                {p.section ? `, ${p.section}` : ""}
+              </>
+            );
+            return (
+              <li key={p.chunk_id}>
+                <span className="source-line">
+                  {target && onOpenPassage ? (
+                    <button type="button" className="link" onClick={() => onOpenPassage(target)}>
+                      {place}
+                    </button>
+                  ) : (
+                    place
+                  )}{" "}
+                  · {t("clarify.score", { score: formatNumber(p.score, 2) })}
+                </span>
+                <blockquote>{p.snippet}</blockquote>
+              </li>
+            );
+          })}
         </ul>
       </details>
     </>
@@ -70,11 +92,14 @@ export function ClarificationPanel({
   history,
   onAnswer,
   pending,
+  onOpenPassage,
 }: {
   interrupt: ClarificationInterrupt | null;
   history: ClarificationRound[];
   onAnswer: (body: ResumeBody) => void;
   pending: boolean;
+  /** Opens a passage the corpus returned on its page, highlighted, in the viewer. */
+  onOpenPassage?: (target: PageTarget) => void;
 }) {
   const { t } = useI18n();
   const [answer, setAnswer] = useState("");
@@ -117,7 +142,7 @@ export function ClarificationPanel({
               <li key={q}>{q}</li>
             ))}
           </ul>
-          <RoundDetails round={interrupt} />
+          <RoundDetails round={interrupt} onOpenPassage={onOpenPassage} />
           {interrupt.error && (
             <p role="alert" className="alert alert-warning">
               {interrupt.error}

@@ -6,6 +6,7 @@ import { queryKeys } from "../../../shared/api/queryKeys";
 import { useI18n } from "../../../shared/i18n/i18n";
 import { ErrorAlert } from "../../../shared/ui/ErrorAlert";
 import { HealthBanner } from "../../health/components/HealthBanner";
+import type { PageTarget } from "../../viewer";
 import { useCancelRun } from "../api/useCancelRun";
 import { useDeleteRun } from "../api/useDeleteRun";
 import { useResumeRun } from "../api/useResumeRun";
@@ -23,6 +24,7 @@ import { SectionCards } from "./SectionCards";
 import { TodoList } from "./TodoList";
 
 const CitationViewer = lazy(() => import("../../viewer/components/CitationViewer"));
+const DocumentPanel = lazy(() => import("../../viewer/components/DocumentPanel"));
 // The Markdown renderer is loaded with the first report shown.
 const ReportView = lazy(() => import("../../report/components/ReportView"));
 
@@ -89,7 +91,10 @@ function RunView({ runId }: { runId: string }) {
   const pendingOnServer = (detail.data?.interrupt ?? null) as typeof view.interrupt;
   const interrupt = view.lastSeq > 0 && !stopped ? view.interrupt : pendingOnServer;
   const cite = Number(params.get("cite") ?? "");
-  const openCitation = (n: number | null) =>
+  // a page opened from a graph node or a passage the corpus returned (a citation replaces it)
+  const [opened, setOpened] = useState<PageTarget | null>(null);
+  const openCitation = (n: number | null) => {
+    if (n !== null) setOpened(null);
     setParams(
       (p) => {
         const next = new URLSearchParams(p);
@@ -99,6 +104,11 @@ function RunView({ runId }: { runId: string }) {
       },
       { replace: false },
     );
+  };
+  const openPage = (target: PageTarget) => {
+    if (params.has("cite")) openCitation(null);
+    setOpened(target);
+  };
   // Web sources have no PDF page: the report links them to their page instead of opening the viewer.
   const source = useMemo(
     () => report?.sources?.find((s) => s.n === cite && s.kind !== "web") ?? null,
@@ -109,7 +119,7 @@ function RunView({ runId }: { runId: string }) {
   if (!detail.data) return <p>{t("common.loading")}</p>;
 
   return (
-    <div className={source ? "run-layout with-viewer" : "run-layout"}>
+    <div className={source || opened ? "run-layout with-viewer" : "run-layout"}>
       <div className="run-main">
         <RunHeader
           detail={detail.data}
@@ -146,6 +156,7 @@ function RunView({ runId }: { runId: string }) {
           history={view.clarifications}
           onAnswer={answer}
           pending={resume.isPending}
+          onOpenPassage={openPage}
         />
         {interrupt?.kind === "plan" && (
           <PlanForm key={`plan-${interrupt.error ?? ""}-${interrupt.tasks.map((task) => task.id).join(",")}`} interrupt={interrupt} onSubmit={answer} pending={resume.isPending} />
@@ -160,7 +171,7 @@ function RunView({ runId }: { runId: string }) {
         )}
         <SectionCards sections={view.sections} />
         <TodoList view={view} />
-        <ReferenceGraph references={view.references} />
+        <ReferenceGraph references={view.references} onOpenPage={openPage} />
         {view.warnings.length > 0 && (
           <details className="panel">
             <summary>{t("run.warnings", { n: view.warnings.length })}</summary>
@@ -181,6 +192,11 @@ function RunView({ runId }: { runId: string }) {
       {source && (
         <Suspense fallback={<aside className="viewer">{t("common.loading")}</aside>}>
           <CitationViewer source={source} onClose={() => openCitation(null)} />
+        </Suspense>
+      )}
+      {!source && opened && (
+        <Suspense fallback={<aside className="viewer">{t("common.loading")}</aside>}>
+          <DocumentPanel target={opened} onClose={() => setOpened(null)} />
         </Suspense>
       )}
     </div>

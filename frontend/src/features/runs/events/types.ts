@@ -25,11 +25,17 @@ export interface RunEvent {
 
 export interface RetrievedPassage {
   chunk_id: string;
+  /** Where the passage lies (absent in runs checkpointed before they were recorded). */
+  collection?: string | null;
   document: string;
   page: number;
+  page_end?: number | null;
   section?: string | null;
   score: number;
   snippet: string;
+  /** The passage's offsets in the document text. */
+  start?: number | null;
+  end?: number | null;
 }
 
 export interface ClarificationRound {
@@ -146,12 +152,20 @@ export interface TaskProgress {
   steps: number;
 }
 
+/** A place of the reference graph; collection and page (where it starts) open it in the viewer. */
+export interface ReferencePlace {
+  collection?: string | null;
+  document: string;
+  section?: string | null;
+  page?: number | null;
+}
+
 export interface ReferenceFollowed {
   seq: number;
   task_id: string;
-  from: { document: string; section?: string | null };
+  from: ReferencePlace;
   mention: string;
-  to: { document: string; section?: string | null };
+  to: ReferencePlace;
   depth: number;
 }
 
