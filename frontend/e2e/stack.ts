@@ -140,8 +140,14 @@ export async function startStack(): Promise<Stack> {
   }
 }
 
-/** Creates collection ``name`` and uploads ``pdfs`` of kb/sample into it over the API; waits for the job. */
-export async function uploadCollection(baseUrl: string, name: string, pdfs: string[]): Promise<void> {
+/** Creates collection ``name`` and uploads ``pdfs`` of kb/sample into it over the API; waits for the job.
+ * ``renamed``: the name a PDF is uploaded under, where it is not its own. */
+export async function uploadCollection(
+  baseUrl: string,
+  name: string,
+  pdfs: string[],
+  renamed: Record<string, string> = {},
+): Promise<void> {
   const created = await fetch(`${baseUrl}api/collections`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
@@ -150,7 +156,8 @@ export async function uploadCollection(baseUrl: string, name: string, pdfs: stri
   if (created.status !== 201) throw new Error(`creating ${name}: ${created.status} ${await created.text()}`);
   const form = new FormData();
   for (const pdf of pdfs) {
-    form.append('files', new Blob([await readFile(path.join(sampleKb, pdf))], { type: 'application/pdf' }), pdf);
+    const bytes = await readFile(path.join(sampleKb, pdf));
+    form.append('files', new Blob([bytes], { type: 'application/pdf' }), renamed[pdf] ?? pdf);
   }
   const upload = await fetch(`${baseUrl}api/collections/${name}/documents`, { method: 'POST', body: form });
   if (upload.status !== 202) throw new Error(`uploading to ${name}: ${upload.status} ${await upload.text()}`);

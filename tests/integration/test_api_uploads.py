@@ -114,6 +114,8 @@ def test_the_pdf_is_served_with_ranges(api: str, tmp_path: Path) -> None:
     whole = httpx.get(url)
     assert whole.status_code == 200 and whole.content == legal
     assert whole.headers["content-type"] == "application/pdf" and whole.headers["accept-ranges"] == "bytes"
+    # shown by the browser (the viewer's "open the whole PDF" link, at a page), not saved as a download
+    assert whole.headers["content-disposition"].startswith("inline;")
     part = httpx.get(url, headers={"Range": "bytes=100-199"})
     assert part.status_code == 206 and part.content == legal[100:200]
     assert part.headers["content-range"] == f"bytes 100-199/{len(legal)}"

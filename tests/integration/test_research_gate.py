@@ -76,7 +76,9 @@ async def test_the_gate_lists_each_candidate_once_and_its_decision_holds_for_eve
     # asking the model (none of them is listed)
     followed = [e for e in events if e["type"] == "reference_followed"]
     within = [
-        e for e in followed if e["from"] == {"document": e["to"]["document"], "section": e["to"]["section"]}
+        e
+        for e in followed
+        if (e["from"]["document"], e["from"]["section"]) == (e["to"]["document"], e["to"]["section"])
     ]
     assert followed and within == followed
     assert sum(e["followed"] for e in counts) == len(followed)

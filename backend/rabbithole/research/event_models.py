@@ -116,12 +116,22 @@ class TaskProgressEvent(GraphEvent):
 
 
 class ReferencePlace(BaseModel):
+    """A place of the reference graph: a document, a section of it where known, and the page it starts on
+    (the app's reference graph opens it in its viewer)."""
+
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
+
+    collection: str
     document: str
     section: str | None = None
+    page: int | None = Field(
+        None, description="The page the passage or section starts on; None: the document as a whole."
+    )
 
 
 class ReferenceFollowedEvent(GraphEvent):
-    """A reference the gate followed from one passage to another document or section."""
+    """A reference the gate judged (``follow``) from one passage to another document or section; only the
+    followed ones are emitted (``dig/followed.py`` builds them)."""
 
     type: Literal["reference_followed"] = "reference_followed"
     task_id: str

@@ -42,6 +42,7 @@ class ChainStep(BaseModel):
     page: int
     section: str | None = None
     mention: str | None = None
+    query: str | None = Field(None, description="The search that found this passage (the seed, first step).")
 
 
 class Passage(BaseModel):
@@ -60,6 +61,7 @@ class Passage(BaseModel):
     depth: int = 0
     relevance: float | None = Field(None, description="Cosine similarity to the query that found it.")
     search_score: float | None = Field(None, description="Fused search score (search hits only).")
+    query: str | None = Field(None, description="The search query that found it (search hits only).")
     chain: list[ChainStep] = Field(default_factory=list, description="Seed first, this passage last.")
     pinned: bool = Field(False, description="Of a provision the question or a task names (read first).")
 
@@ -186,17 +188,22 @@ class TaskResult(BaseModel):
 
 
 class RetrievedPassage(BaseModel):
-    """A passage shown to the user in clarification (what the corpus returned)."""
+    """A passage shown to the user in clarification (what the corpus returned); where it lies, so the
+    app opens its page with it highlighted."""
 
     #: Always sent whole: the OpenAPI document marks every field required (the generated types say so too).
     model_config = ConfigDict(json_schema_serialization_defaults_required=True)
 
     chunk_id: str
+    collection: str | None = Field(None, description="None in runs checkpointed before it was recorded.")
     document: str
     page: int
+    page_end: int | None = None
     section: str | None = None
     score: float
     snippet: str
+    start: int | None = Field(None, description="Offset of the passage in the document text.")
+    end: int | None = None
 
 
 class ClarificationRound(BaseModel):

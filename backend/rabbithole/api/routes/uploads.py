@@ -128,4 +128,6 @@ def _pdf(services: Services, name: str, file_name: str) -> FileResponse:
         if uploaded is None:
             raise DocumentNotFoundError(f"the PDF of '{file_name}' is unknown; ingest the collection again")
         path = uploaded
-    return FileResponse(path, media_type="application/pdf", filename=file_name)
+    return FileResponse(
+        path, media_type="application/pdf", filename=file_name, content_disposition_type="inline"
+    )

@@ -30,7 +30,9 @@ from rabbithole.llm.factory import MessagesInput
 from rabbithole.references.expansion import BatchGate, GateRequest
 from rabbithole.research.context import ResearchContext
 from rabbithole.research.dig import prompts
+from rabbithole.research.dig.followed import judged_event
 from rabbithole.research.dig.schemas import gate_schema
+from rabbithole.research.event_models import ReferenceFollowedEvent
 from rabbithole.research.llm_step import StepResult, ask, ask_sync, merge_counts
 from rabbithole.research.models import QueryAnchor, TaskSpec
 
@@ -111,7 +113,7 @@ class ReferenceGate:
     counts: dict[str, int] = field(default_factory=dict)
     tokens: dict[str, int] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
-    judged: list[dict[str, Any]] = field(default_factory=list)
+    judged: list[ReferenceFollowedEvent] = field(default_factory=list)
     decided: dict[RequestKey, bool] = field(default_factory=dict)
 
     # -- one call ------------------------------------------------------------------------------------
@@ -189,15 +191,7 @@ class ReferenceGate:
                 chosen = self.judge(depth, [requests[i] for i in unknown], engine)
                 follow |= {unknown[j] for j in chosen}
             for i, r in enumerate(requests):
-                self.judged.append(
-                    {
-                        "from": {"document": r.source.chunk.document, "section": r.source.chunk.section},
-                        "mention": " ".join(r.reference.mention.split()),
-                        "to": {"document": r.target.document, "section": r.target.section},
-                        "follow": i in follow,
-                        "depth": depth,
-                    }
-                )
+                self.judged.append(judged_event(self.task.id, r, engine, follow=i in follow, depth=depth))
             return follow
 
         return gate

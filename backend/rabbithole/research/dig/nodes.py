@@ -22,11 +22,11 @@ from rabbithole.research.dig.query_views import task_views
 from rabbithole.research.dig.schemas import TaskQueries, TaskSummaryDraft
 from rabbithole.research.dig.selection import batches_of, select_passages
 from rabbithole.research.dig.state import DigState, ExtractInput
-from rabbithole.research.event_models import ReferenceFollowedEvent, TaskProgressEvent
+from rabbithole.research.event_models import TaskProgressEvent
 from rabbithole.research.evidence.drift import anchor_similarities
 from rabbithole.research.llm_step import ask
 from rabbithole.research.models import Passage, TaskResult, TaskSummary, UnreadPassage
-from rabbithole.research.passages import from_expansion, from_hit, merge_hits
+from rabbithole.research.passages import found_by, from_expansion, from_hit, merge_hits
 
 
 async def make_queries(state: DigState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
@@ -61,8 +61,9 @@ async def search(state: DigState, runtime: Runtime[ResearchContext]) -> dict[str
     def run() -> list[list[SearchHit]]:
         return [ctx.searcher.search(q, state["collections"], k=ctx.settings.k) for q in queries]
 
-    merged = merge_hits(await asyncio.to_thread(run))
-    seeds = [from_hit(h) for h in merged]
+    hit_lists = await asyncio.to_thread(run)
+    found = found_by(queries, hit_lists)
+    seeds = [from_hit(h, found.get(h.chunk.id)) for h in merge_hits(hit_lists)]
     events.emit(
         TaskProgressEvent(
             task_id=task.id,
@@ -90,6 +91,7 @@ async def follow_references(state: DigState, runtime: Runtime[ResearchContext]) 
     for seed in state["seeds"]:
         by_collection[seed.collection].append(seed.chunk_id)
     scores = {s.chunk_id: s for s in state["seeds"]}
+    found = {s.chunk_id: s.query for s in state["seeds"] if s.query}
     vector = await asyncio.to_thread(
         ctx.searcher.embed_views, f"{task.title}\n{anchor.question}", list(by_collection)
     )
@@ -113,7 +115,7 @@ async def follow_references(state: DigState, runtime: Runtime[ResearchContext]) 
             batch_gate=gate.batch_gate(engine),
             query=scoped_query,  # whole-document mentions are followed by a search scoped to it
         )
-        return from_expansion(result)
+        return from_expansion(result, found)
 
     reached: list[Passage] = []
     for collection, ids in by_collection.items():
@@ -123,15 +125,15 @@ async def follow_references(state: DigState, runtime: Runtime[ResearchContext]) 
             await gate.judge_ahead(candidates, engine)
         reached.extend(await asyncio.to_thread(expand, engine, hits))
     for item in gate.judged:
-        if item["follow"]:
-            events.emit(ReferenceFollowedEvent.model_validate({"task_id": task.id, **item}))
+        if item.follow:
+            events.emit(item)
     for w in gate.warnings:
         events.warning(w)
     passages = select_passages(reached, ctx.settings.max_passages, ctx.settings.min_passage_relevance)
     passages = pinned_first(passages, state.get("pinned_passages", []), ctx.settings.max_passages)
     budget = min(ctx.settings.extract_batch_tokens, max(200, ctx.llm.window.budget - 1200))
     batches = batches_of(passages, budget, ctx.llm.window.count_text)
-    followed = sum(1 for j in gate.judged if j["follow"])
+    followed = sum(1 for j in gate.judged if j.follow)
     events.emit(
         TaskProgressEvent(
             task_id=task.id,

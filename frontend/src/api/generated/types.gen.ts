@@ -157,6 +157,12 @@ export type ChainStep = {
      * Mention
      */
     mention?: string | null;
+    /**
+     * Query
+     *
+     * The search that found this passage (the seed, first step).
+     */
+    query?: string | null;
 };
 
 /**
@@ -2055,8 +2061,15 @@ export type ReferenceGraphOut = {
 
 /**
  * ReferencePlace
+ *
+ * A place of the reference graph: a document, a section of it where known, and the page it starts on
+ * (the app's reference graph opens it in its viewer).
  */
 export type ReferencePlace = {
+    /**
+     * Collection
+     */
+    collection: string;
     /**
      * Document
      */
@@ -2064,7 +2077,13 @@ export type ReferencePlace = {
     /**
      * Section
      */
-    section?: string | null;
+    section: string | null;
+    /**
+     * Page
+     *
+     * The page the passage or section starts on; None: the document as a whole.
+     */
+    page: number | null;
 };
 
 /**
@@ -2383,13 +2402,20 @@ export type ResearchResult = {
 /**
  * RetrievedPassage
  *
- * A passage shown to the user in clarification (what the corpus returned).
+ * A passage shown to the user in clarification (what the corpus returned); where it lies, so the
+ * app opens its page with it highlighted.
  */
 export type RetrievedPassage = {
     /**
      * Chunk Id
      */
     chunk_id: string;
+    /**
+     * Collection
+     *
+     * None in runs checkpointed before it was recorded.
+     */
+    collection: string | null;
     /**
      * Document
      */
@@ -2398,6 +2424,10 @@ export type RetrievedPassage = {
      * Page
      */
     page: number;
+    /**
+     * Page End
+     */
+    page_end: number | null;
     /**
      * Section
      */
@@ -2410,6 +2440,16 @@ export type RetrievedPassage = {
      * Snippet
      */
     snippet: string;
+    /**
+     * Start
+     *
+     * Offset of the passage in the document text.
+     */
+    start: number | null;
+    /**
+     * End
+     */
+    end: number | null;
 };
 
 /**

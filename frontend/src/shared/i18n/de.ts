@@ -420,4 +420,21 @@ export const de: Record<MessageKey, string> = {
   "runs.confirmDelete": "Recherche „{question}“ löschen? Läuft sie, wird sie abgebrochen, und ihr Bericht ist verloren.",
   "newRun.questionLength": "{length} von {max} Zeichen.",
   "newRun.questionTooLong": "{length} Zeichen: erlaubt sind {max}. Kürzen Sie um {over}; bis dahin wird nichts gekürzt oder gesendet.",
+
+  // viewer (issue 26: page targets, page turning, zoom, phones)
+  "viewer.toolbar": "Seite und Zoom",
+  "viewer.previous": "Vorherige Seite",
+  "viewer.next": "Nächste Seite",
+  "viewer.pageOf": "Seite {page} von {pages}",
+  "viewer.pageOnly": "Seite {page}",
+  "viewer.zoomIn": "Vergrößern",
+  "viewer.zoomOut": "Verkleinern",
+  "viewer.fit": "An Breite anpassen",
+  "viewer.openPdf": "Ganzes PDF öffnen",
+  "viewer.pageArea": "PDF-Seite",
+  "viewer.foundBy": "gefunden mit der Suche „{query}“",
+  "viewer.foundBySearch": "Gefunden mit der Suche „{query}“",
+  "viewer.backToPassage": "Zurück zur Stelle (S. {page})",
+  "viewer.openPassage": "{document}, S. {page} öffnen",
+  "refs.openPage": "{place} in der Ansicht öffnen",
 };

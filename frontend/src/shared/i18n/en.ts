@@ -418,6 +418,23 @@ export const en = {
   "runs.confirmDelete": "Delete the run “{question}”? It is cancelled if it is running, and its report is gone.",
   "newRun.questionLength": "{length} of {max} characters.",
   "newRun.questionTooLong": "{length} characters: the limit is {max}. Shorten it by {over}; nothing is cut or sent until then.",
+
+  // viewer (issue 26: page targets, page turning, zoom, phones)
+  "viewer.toolbar": "Page and zoom",
+  "viewer.previous": "Previous page",
+  "viewer.next": "Next page",
+  "viewer.pageOf": "Page {page} of {pages}",
+  "viewer.pageOnly": "Page {page}",
+  "viewer.zoomIn": "Zoom in",
+  "viewer.zoomOut": "Zoom out",
+  "viewer.fit": "Fit to width",
+  "viewer.openPdf": "Open the whole PDF",
+  "viewer.pageArea": "PDF page",
+  "viewer.foundBy": "found by the search “{query}”",
+  "viewer.foundBySearch": "Found by the search “{query}”",
+  "viewer.backToPassage": "Back to the passage (p. {page})",
+  "viewer.openPassage": "Open {document}, p. {page}",
+  "refs.openPage": "Open {place} in the viewer",
 } as const;
 
 export type MessageKey = keyof typeof en;

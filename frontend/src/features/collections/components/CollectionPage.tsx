@@ -1,6 +1,7 @@
-import { lazy, Suspense, useState } from "react";
+import { lazy, Suspense } from "react";
 import { Link, useNavigate, useParams, useSearchParams } from "react-router";
 import type { SearchResultItem } from "../../../api/generated/types.gen";
+import { searchHitTarget, targetFromParams, targetParams } from "../../viewer";
 import { useI18n } from "../../../shared/i18n/i18n";
 import { ErrorAlert } from "../../../shared/ui/ErrorAlert";
 import { useCollection } from "../api/useCollection";
@@ -21,10 +22,8 @@ export function CollectionPage() {
   const [params, setParams] = useSearchParams();
   const collection = useCollection(name);
   const remove = useDeleteCollection();
-  const [hit, setHit] = useState<SearchResultItem | null>(null);
-  const doc = params.get("doc");
-  const page = Number(params.get("page") ?? "1") || 1;
   const query = params.get("q") ?? "";
+  const target = targetFromParams(name, params, query || null);
 
   const set = (changes: Record<string, string | null>) =>
     setParams((p) => {
@@ -36,14 +35,10 @@ export function CollectionPage() {
       return next;
     });
 
-  const open = (item: SearchResultItem) => {
-    setHit(item);
-    set({ doc: item.document, page: String(item.page) });
-  };
-  const shownHit = hit && hit.document === doc && hit.page === page ? hit : null;
+  const open = (item: SearchResultItem) => set(targetParams(searchHitTarget(item, query || null)));
 
   return (
-    <div className={doc ? "run-layout with-viewer" : "run-layout"} data-testid="collection-page">
+    <div className={target ? "run-layout with-viewer" : "run-layout"} data-testid="collection-page">
       <div className="run-main">
         <p>
           <Link to="/collections">← {t("collections.title")}</Link>
@@ -80,21 +75,13 @@ export function CollectionPage() {
           <DamagedIndexNotice collection={name} reason={collection.data.vector_index_damage} />
         )}
         <UploadDropzone collection={name} />
-        <DocumentsTable collection={name} onOpen={(d) => set({ doc: d, page: "1" })} />
+        <DocumentsTable collection={name} onOpen={(d) => set({ doc: d, page: "1", to: null, hl: null })} />
         <SearchPanel collection={name} query={query} onQuery={(q) => set({ q })} onOpen={open} />
         <RegistryEditor collection={name} />
       </div>
-      {doc && (
+      {target && (
         <Suspense fallback={<aside className="viewer">{t("common.loading")}</aside>}>
-          <DocumentPanel
-            collection={name}
-            document={doc}
-            page={page}
-            quote={shownHit?.text ?? ""}
-            start={shownHit?.start ?? 0}
-            end={shownHit?.end ?? 0}
-            onClose={() => set({ doc: null, page: null })}
-          />
+          <DocumentPanel target={target} onClose={() => set({ doc: null, page: null, to: null, hl: null })} />
         </Suspense>
       )}
     </div>

@@ -24,7 +24,7 @@ const ROUND_1: ClarificationRound = {
   gaps: ["apprentices"],
   queries: ["Grenzwerte beruflich exponierte Personen"],
   passages: [
-    { chunk_id: "c9", document: "StrlSchG.pdf", page: 41, section: "§ 78", score: 0.83, snippet: "Der Grenzwert der effektiven Dosis" },
+    { chunk_id: "c9", collection: "laws", document: "StrlSchG.pdf", page: 41, page_end: 41, section: "§ 78", score: 0.83, snippet: "Der Grenzwert der effektiven Dosis", start: 120, end: 160 },
   ],
   dedup_ratio: 0.2,
   answer: null,

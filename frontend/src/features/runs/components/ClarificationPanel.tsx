@@ -2,7 +2,14 @@ import { useRef, useState } from "react";
 import { useI18n } from "../../../shared/i18n/i18n";
 import type { ClarificationInterrupt, ClarificationRound, ClarifyActivity, ResumeBody } from "../events/types";
 import { ClarificationComposer } from "./ClarificationComposer";
-import { ActivityTurn, activityText, AnswerTurn, END_CLARIFICATION, QuestionTurn } from "./ClarificationTurns";
+import {
+  ActivityTurn,
+  activityText,
+  AnswerTurn,
+  END_CLARIFICATION,
+  type OpenPassage,
+  QuestionTurn,
+} from "./ClarificationTurns";
 
 export { END_CLARIFICATION } from "./ClarificationTurns";
 
@@ -32,7 +39,8 @@ function roundsOf(history: ClarificationRound[], interrupt: ClarificationInterru
  *
  * `activity`: the latest clarification progress (null while waiting for the user or once over);
  * `clarifying`: the run is active in its clarification phase (the answer field stays between rounds);
- * `failed`: the last answer could not be sent (it goes back into the answer field).
+ * `failed`: the last answer could not be sent (it goes back into the answer field);
+ * `onOpenPassage`: opens a passage the documents returned on its page (the viewer).
  */
 export function ClarificationPanel({
   interrupt,
@@ -42,6 +50,7 @@ export function ClarificationPanel({
   onAnswer,
   pending,
   failed,
+  onOpenPassage,
 }: {
   interrupt: ClarificationInterrupt | null;
   history: ClarificationRound[];
@@ -50,6 +59,7 @@ export function ClarificationPanel({
   onAnswer: (body: ResumeBody) => void;
   pending: boolean;
   failed: boolean;
+  onOpenPassage?: OpenPassage;
 }) {
   const { t } = useI18n();
   const [answer, setAnswer] = useState("");
@@ -106,7 +116,7 @@ export function ClarificationPanel({
       </h2>
       <ol className="chat" aria-label={t("clarifyChat.conversation")}>
         {rounds.map((round) => (
-          <RoundTurns key={round.round} round={round} open={open?.round === round.round} />
+          <RoundTurns key={round.round} round={round} open={open?.round === round.round} onOpenPassage={onOpenPassage} />
         ))}
         {sending && <AnswerTurn answer={sending.answer} sending />}
         {working && <ActivityTurn activity={working} />}
@@ -133,10 +143,10 @@ export function ClarificationPanel({
   );
 }
 
-function RoundTurns({ round, open }: { round: ClarificationRound; open: boolean }) {
+function RoundTurns({ round, open, onOpenPassage }: { round: ClarificationRound; open: boolean; onOpenPassage?: OpenPassage }) {
   return (
     <>
-      <QuestionTurn round={round} open={open} />
+      <QuestionTurn round={round} open={open} onOpenPassage={onOpenPassage} />
       {round.answer && <AnswerTurn answer={round.answer} sending={false} />}
     </>
   );

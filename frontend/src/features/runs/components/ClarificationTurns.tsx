@@ -1,5 +1,6 @@
 import { useI18n, type Translate } from "../../../shared/i18n/i18n";
 import { percent } from "../../../shared/ui/format";
+import { passageTarget, type PageTarget } from "../../viewer";
 import type { ClarificationRound, ClarifyActivity } from "../events/types";
 
 export const END_CLARIFICATION = "/end";
@@ -27,7 +28,10 @@ function Speaker({ user }: { user: boolean }) {
   return <p className="speaker">{user ? t("clarifyChat.you") : t("clarifyChat.assistant")}</p>;
 }
 
-function RoundDetails({ round }: { round: ClarificationRound }) {
+/** Opens a passage's page in the viewer (the passages under "What the documents returned"). */
+export type OpenPassage = (target: PageTarget) => void;
+
+function RoundDetails({ round, onOpenPassage }: { round: ClarificationRound; onOpenPassage?: OpenPassage }) {
   const { t, formatNumber } = useI18n();
   return (
     <>
@@ -67,15 +71,30 @@ function RoundDetails({ round }: { round: ClarificationRound }) {
           </>
         )}
         <ul className="passages">
-          {round.passages.map((p) => (
-            <li key={p.chunk_id}>
-              <span className="source-line">
+          {round.passages.map((p) => {
+            const target = onOpenPassage ? passageTarget(p) : null;
+            const place = (
+              <>
                 {p.document}, {t("common.page", { n: p.page })}
-                {p.section ? `, ${p.section}` : ""} · {t("clarify.score", { score: formatNumber(p.score, 2) })}
-              </span>
-              <blockquote>{p.snippet}</blockquote>
-            </li>
-          ))}
+                {p.section ? `, ${p.section}` : ""}
+              </>
+            );
+            return (
+              <li key={p.chunk_id}>
+                <span className="source-line">
+                  {target && onOpenPassage ? (
+                    <button type="button" className="link" onClick={() => onOpenPassage(target)}>
+                      {place}
+                    </button>
+                  ) : (
+                    place
+                  )}{" "}
+                  · {t("clarify.score", { score: formatNumber(p.score, 2) })}
+                </span>
+                <blockquote>{p.snippet}</blockquote>
+              </li>
+            );
+          })}
         </ul>
       </details>
     </>
@@ -84,7 +103,15 @@ function RoundDetails({ round }: { round: ClarificationRound }) {
 
 /** The system's turn of a round: its questions first, then the current understanding, coverage, gaps and what
  * the documents returned. `open`: the round waits for the answer (its questions carry the class "questions"). */
-export function QuestionTurn({ round, open }: { round: ClarificationRound; open: boolean }) {
+export function QuestionTurn({
+  round,
+  open,
+  onOpenPassage,
+}: {
+  round: ClarificationRound;
+  open: boolean;
+  onOpenPassage?: OpenPassage;
+}) {
   const { t } = useI18n();
   return (
     <li className="turn system" data-testid="clarify-turn" data-speaker="assistant">
@@ -96,7 +123,7 @@ export function QuestionTurn({ round, open }: { round: ClarificationRound; open:
             <li key={q}>{q}</li>
           ))}
         </ul>
-        <RoundDetails round={round} />
+        <RoundDetails round={round} onOpenPassage={onOpenPassage} />
       </div>
     </li>
   );

@@ -4,6 +4,7 @@ import { ApiError } from "../../../shared/api/errors";
 import { useI18n } from "../../../shared/i18n/i18n";
 import { ErrorAlert } from "../../../shared/ui/ErrorAlert";
 import { HealthBanner } from "../../health/components/HealthBanner";
+import type { PageTarget } from "../../viewer";
 import { useCancelRun } from "../api/useCancelRun";
 import { useDeleteRun } from "../api/useDeleteRun";
 import { useResumeRun } from "../api/useResumeRun";
@@ -23,6 +24,7 @@ import { useCitationFocus, useNow, usePolledDetail, useThrottledRefresh } from "
 import { TabList, TabPanel } from "./ViewTabs";
 
 const CitationViewer = lazy(() => import("../../viewer/components/CitationViewer"));
+const DocumentPanel = lazy(() => import("../../viewer/components/DocumentPanel"));
 // The Markdown renderer is loaded with the first report shown.
 const ReportView = lazy(() => import("../../report/components/ReportView"));
 
@@ -59,8 +61,13 @@ function RunView({ runId }: { runId: string }) {
   // a citation of the streamed draft: ?evidence=ID (an id the run checked), until the report has its number
   const evidence = params.get("evidence");
   const rememberOpener = useCitationFocus(cite ?? evidence);
+  // a page opened from a graph node or a passage the corpus returned (a citation replaces it)
+  const [opened, setOpened] = useState<PageTarget | null>(null);
   const openCitation = (n: number | null, evidenceId: string | null = null) => {
-    if (n !== null || evidenceId !== null) rememberOpener();
+    if (n !== null || evidenceId !== null) {
+      rememberOpener();
+      setOpened(null);
+    }
     setParams(
       (p) => {
         const next = new URLSearchParams(p);
@@ -72,6 +79,10 @@ function RunView({ runId }: { runId: string }) {
       },
       { replace: false },
     );
+  };
+  const openPage = (target: PageTarget) => {
+    if (params.has("cite") || params.has("evidence")) openCitation(null);
+    setOpened(target);
   };
   // Web sources have no PDF page: the report links them to their page instead of opening the viewer.
   const source = useMemo(() => {
@@ -104,6 +115,7 @@ function RunView({ runId }: { runId: string }) {
         onAnswer={answer}
         pending={resume.isPending}
         failed={resume.isError}
+        onOpenPassage={openPage}
       />
     </div>
   );
@@ -135,7 +147,7 @@ function RunView({ runId }: { runId: string }) {
   );
 
   return (
-    <div className={source ? "run-layout with-viewer" : "run-layout"}>
+    <div className={source || opened ? "run-layout with-viewer" : "run-layout"}>
       <div className="run-main">
         <RunHeader
           detail={detail.data}
@@ -185,12 +197,12 @@ function RunView({ runId }: { runId: string }) {
               {reportView}
             </TabPanel>
             <TabPanel tab="how" selected={shownTab === "how"}>
-              <RunProgress view={view} now={now} clarification={view.clarifications.length > 0 && clarification} warnings={false} />
+              <RunProgress view={view} now={now} clarification={view.clarifications.length > 0 && clarification} warnings={false} onOpenPage={openPage} />
             </TabPanel>
           </>
         ) : (
           <>
-            <RunProgress view={view} now={now} clarification={clarifying ? clarification : pastClarification} forms={forms} warnings={!reportView} />
+            <RunProgress view={view} now={now} clarification={clarifying ? clarification : pastClarification} forms={forms} warnings={!reportView} onOpenPage={openPage} />
             {!report && <DraftReport view={view} active={isActive(status)} onCite={(id) => openCitation(null, id)} />}
             {reportView}
           </>
@@ -199,6 +211,11 @@ function RunView({ runId }: { runId: string }) {
       {source && (
         <Suspense fallback={<aside className="viewer">{t("common.loading")}</aside>}>
           <CitationViewer source={source} onClose={() => openCitation(null)} />
+        </Suspense>
+      )}
+      {!source && opened && (
+        <Suspense fallback={<aside className="viewer">{t("common.loading")}</aside>}>
+          <DocumentPanel target={opened} onClose={() => setOpened(null)} />
         </Suspense>
       )}
     </div>

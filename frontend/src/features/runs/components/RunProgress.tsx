@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import { useI18n } from "../../../shared/i18n/i18n";
+import type { PageTarget } from "../../viewer";
 import type { RunView } from "../events/types";
 import { PhaseTimeline } from "./PhaseTimeline";
 import { ReferenceGraph } from "./ReferenceGraph";
@@ -28,12 +29,15 @@ export function RunProgress({
   clarification,
   forms,
   warnings = true,
+  onOpenPage,
 }: {
   view: RunView;
   now: number;
   clarification?: ReactNode;
   forms?: ReactNode;
   warnings?: boolean;
+  /** Opens a place of the reference graph on its page (the viewer). */
+  onOpenPage?: (target: PageTarget) => void;
 }) {
   const { t } = useI18n();
   return (
@@ -45,7 +49,7 @@ export function RunProgress({
       <TodoList view={view} />
       {view.references.length > 0 && (
         <Collapsed summary={t("run.referencesFollowed", { n: view.references.length })} testId="run-references">
-          <ReferenceGraph references={view.references} />
+          <ReferenceGraph references={view.references} onOpenPage={onOpenPage} />
         </Collapsed>
       )}
       {warnings && view.warnings.length > 0 && (

@@ -20,6 +20,7 @@ import type {
 
 export type {
   ClarificationRound,
+  ReferencePlace,
   RetrievedPassage,
   RunEventPayload,
   RunListChange,

@@ -3,7 +3,7 @@ import type { ReferenceFollowed } from "../events/types";
 import { layoutReferences, placeId } from "./referenceLayout";
 
 function ref(seq: number, from: [string, string | null], to: [string, string | null], depth: number, mention = "§"): ReferenceFollowed {
-  return { seq, task_id: "t1", from: { document: from[0], section: from[1] }, to: { document: to[0], section: to[1] }, mention, depth };
+  return { seq, task_id: "t1", from: { collection: "laws", page: null, document: from[0], section: from[1] }, to: { collection: "laws", page: null, document: to[0], section: to[1] }, mention, depth };
 }
 
 describe("layoutReferences", () => {

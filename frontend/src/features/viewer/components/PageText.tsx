@@ -1,18 +1,22 @@
-import { useEffect, useRef } from "react";
+import { useRef } from "react";
 import { useI18n } from "../../../shared/i18n/i18n";
 import type { TextRange } from "../lib/highlight";
+import { scrollWithin } from "../lib/scrollWithin";
 
-/** The page's stored text with the quote (its offsets) marked. */
+/** The page's stored text with the quote (its offsets) marked; opened, it shows the mark in its own box. */
 export function PageText({ text, range }: { text: string; range: TextRange | null }) {
   const { t } = useI18n();
+  const body = useRef<HTMLDivElement>(null);
   const mark = useRef<HTMLElement>(null);
-  useEffect(() => {
-    mark.current?.scrollIntoView?.({ block: "center" });
-  }, [range?.start, range?.end]);
   return (
-    <details className="page-text" open={false}>
+    <details
+      className="page-text"
+      onToggle={(event) => {
+        if (event.currentTarget.open && body.current && mark.current) scrollWithin(body.current, mark.current);
+      }}
+    >
       <summary>{t("viewer.pageText")}</summary>
-      <div className="page-text-body" data-testid="page-text">
+      <div className="page-text-body" data-testid="page-text" ref={body}>
         {range ? (
           <>
             {text.slice(0, range.start)}

@@ -1,21 +1,78 @@
-import { getDocument, GlobalWorkerOptions, TextLayer, type PDFDocumentProxy } from "pdfjs-dist";
+import {
+  getDocument,
+  GlobalWorkerOptions,
+  TextLayer,
+  type PDFDocumentProxy,
+  type RenderTask,
+} from "pdfjs-dist";
 import workerUrl from "pdfjs-dist/build/pdf.worker.min.mjs?url";
-import { useEffect, useRef, useState } from "react";
-import { apiUrl } from "../../../shared/api/base";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { accessGate } from "../../../shared/auth/accessGate";
 import { useAccessGrants } from "../../../shared/auth/useAccess";
 import { useI18n } from "../../../shared/i18n/i18n";
 import { itemRanges, markItems, type TextRange } from "../lib/highlight";
+import { pdfUrl } from "../lib/pdfUrl";
+import { scrollWithin } from "../lib/scrollWithin";
 
 GlobalWorkerOptions.workerSrc = workerUrl;
 
-type Status = "loading" | "ready" | "missing" | "failed" | "locked";
+export type PdfStatus = "loading" | "ready" | "missing" | "failed" | "locked";
+
+function failureStatus(error: unknown): PdfStatus {
+  const httpStatus = (error as { status?: unknown } | null)?.status;
+  if (httpStatus === 401) return "locked";
+  const name = error instanceof Error ? error.name : "";
+  const missing = httpStatus === 404 || name === "MissingPDFException" || /404|Missing/.test(String(error));
+  return missing ? "missing" : "failed";
+}
+
+interface Loaded {
+  key: string;
+  pdf: PDFDocumentProxy | null;
+  status: PdfStatus;
+}
+
+/** The document's PDF through pdf.js (range requests): loaded once per document, whatever page is shown. */
+function usePdfDocument(collection: string, fileName: string) {
+  const grants = useAccessGrants();
+  const key = `${collection}/${fileName}/${grants}`;
+  const [loaded, setLoaded] = useState<Loaded>({ key: "", pdf: null, status: "loading" });
+  useEffect(() => {
+    let cancelled = false;
+    let doc: PDFDocumentProxy | null = null;
+    const task = getDocument({ url: pdfUrl(collection, fileName), disableAutoFetch: true });
+    task.promise.then(
+      (pdf: PDFDocumentProxy) => {
+        doc = pdf;
+        if (!cancelled) setLoaded({ key, pdf, status: "loading" });
+      },
+      (error: unknown) => {
+        if (cancelled) return;
+        const failed = failureStatus(error);
+        if (failed === "locked") accessGate.deny();
+        setLoaded({ key, pdf: null, status: failed });
+      },
+    );
+    return () => {
+      cancelled = true;
+      void task.destroy();
+      void doc?.destroy();
+    };
+  }, [collection, fileName, key]);
+  const current: Loaded = loaded.key === key ? loaded : { key, pdf: null, status: "loading" };
+  const setStatus = useCallback(
+    (status: PdfStatus) => setLoaded((before) => (before.key === key ? { ...before, status } : before)),
+    [key],
+  );
+  return { pdf: current.pdf, status: current.status, setStatus };
+}
 
 /**
- * One page of the uploaded PDF (range requests through pdf.js), drawn on a canvas with pdf.js's text layer
- * over it; the quote's characters in the text layer are marked and scrolled into view. Documents ingested
- * from a folder by the CLI have no PDF to serve: the panel says so and the page text below stands in.
- * Refused for want of the access token (401): the app asks for it, and the page loads again once given.
+ * One page of the uploaded PDF drawn on a canvas with pdf.js's text layer over it, fit to the frame's width
+ * times `zoom`; the quote's characters in the text layer are marked and scrolled into view inside the
+ * frame (never the page around it). Documents ingested from a folder by the CLI have no PDF to serve: the
+ * panel says so and the page text stands in. Refused for want of the access token (401): the app asks for
+ * it, and the page loads again once given.
  */
 export default function PdfPage({
   collection,
@@ -23,37 +80,41 @@ export default function PdfPage({
   page,
   pageText,
   range,
+  zoom = 1,
+  onStatus,
 }: {
   collection: string;
   document: string;
   page: number;
   pageText: string | null;
   range: TextRange | null;
+  zoom?: number;
+  onStatus?: (status: PdfStatus) => void;
 }) {
   const { t } = useI18n();
   const canvas = useRef<HTMLCanvasElement>(null);
   const layer = useRef<HTMLDivElement>(null);
   const frame = useRef<HTMLDivElement>(null);
-  const [status, setStatus] = useState<Status>("loading");
+  const { pdf, status, setStatus } = usePdfDocument(collection, fileName);
   const [marked, setMarked] = useState(0);
-  const grants = useAccessGrants();
+  const [drawn, setDrawn] = useState("");
 
   useEffect(() => {
+    onStatus?.(status);
+  }, [status, onStatus]);
+
+  useEffect(() => {
+    if (!pdf) return;
     let cancelled = false;
-    let pdf: PDFDocumentProxy | null = null;
+    let render: RenderTask | null = null;
     let textLayer: TextLayer | null = null;
-    const url = apiUrl(
-      `/api/collections/${encodeURIComponent(collection)}/documents/${encodeURIComponent(fileName)}/pdf`,
-    );
-    const task = getDocument({ url, disableAutoFetch: true });
     (async () => {
       try {
-        pdf = await task.promise;
         const pdfPage = await pdf.getPage(Math.min(Math.max(1, page), pdf.numPages));
         if (cancelled || !canvas.current || !layer.current || !frame.current) return;
         const width = frame.current.clientWidth || 600;
         const base = pdfPage.getViewport({ scale: 1 });
-        const viewport = pdfPage.getViewport({ scale: width / base.width });
+        const viewport = pdfPage.getViewport({ scale: (width / base.width) * zoom });
         const ratio = window.devicePixelRatio || 1;
         canvas.current.width = Math.floor(viewport.width * ratio);
         canvas.current.height = Math.floor(viewport.height * ratio);
@@ -61,11 +122,12 @@ export default function PdfPage({
         canvas.current.style.height = `${viewport.height}px`;
         frame.current.style.setProperty("--total-scale-factor", String(viewport.scale));
         frame.current.style.setProperty("--scale-factor", String(viewport.scale));
-        await pdfPage.render({
+        render = pdfPage.render({
           canvas: canvas.current,
           viewport,
           transform: ratio === 1 ? undefined : [ratio, 0, 0, ratio, 0, 0],
-        }).promise;
+        });
+        await render.promise;
         if (cancelled) return;
         layer.current.replaceChildren();
         textLayer = new TextLayer({ textContentSource: pdfPage.streamTextContent(), container: layer.current, viewport });
@@ -74,31 +136,33 @@ export default function PdfPage({
         const ranges = pageText !== null && range !== null ? itemRanges(pageText, range, textLayer.textContentItemsStr) : [];
         const marks = markItems(textLayer.textDivs, ranges);
         setMarked(marks.length);
-        marks[0]?.scrollIntoView?.({ block: "center" });
+        setDrawn(`${page}@${zoom}`);
         setStatus("ready");
+        if (marks[0]) scrollWithin(frame.current, marks[0]);
       } catch (error) {
-        if (cancelled) return;
-        const httpStatus = (error as { status?: unknown } | null)?.status;
-        if (httpStatus === 401) {
-          accessGate.deny();
-          setStatus("locked");
-          return;
-        }
-        const name = error instanceof Error ? error.name : "";
-        const missing = httpStatus === 404 || name === "MissingPDFException" || /404|Missing/.test(String(error));
-        setStatus(missing ? "missing" : "failed");
+        if (!cancelled) setStatus(failureStatus(error));
       }
     })();
     return () => {
       cancelled = true;
+      render?.cancel();
       textLayer?.cancel();
-      void task.destroy();
-      void pdf?.destroy();
     };
-  }, [collection, fileName, page, pageText, range, grants]);
+  }, [pdf, page, zoom, pageText, range, setStatus]);
 
   return (
-    <div className="pdf-frame" ref={frame} data-testid="pdf-page" data-status={status} data-marks={marked}>
+    <div
+      className="pdf-frame"
+      ref={frame}
+      data-testid="pdf-page"
+      data-status={status}
+      data-marks={marked}
+      data-page={page}
+      data-drawn={drawn}
+      tabIndex={0}
+      role="region"
+      aria-label={t("viewer.pageArea")}
+    >
       {(status === "loading" || status === "locked") && <p>{t("viewer.loadingPdf")}</p>}
       {status === "missing" && <p className="muted">{t("viewer.noPdf")}</p>}
       {status === "failed" && <p className="alert alert-warning">{t("viewer.pdfFailed")}</p>}

@@ -24,6 +24,33 @@ describe("quote range on the page", () => {
   });
 });
 
+describe("a search hit's passage (document offsets) on its pages", () => {
+  // the document text: page 1 at offset 0, then "\n\f", then page 2
+  const page1 = "§ 21 Kosten\nFür Entscheidungen nach diesem Gesetz werden Gebühren";
+  const page2 = "und Auslagen erhoben. Satz 2 gilt entsprechend.";
+  const offset2 = page1.length + 2;
+  const documentText = `${page1}\n\f${page2}`;
+  const start = documentText.indexOf("Für Entscheidungen");
+  const end = documentText.indexOf(" Satz 2");
+  const hit = { quote: documentText.slice(start, end), start, end };
+
+  it("highlights the part of a passage that runs over a page break on each of its pages", () => {
+    expect(quoteRange(page1, 0, hit)).toEqual({ start, end: page1.length });
+    expect(quoteRange(page2, offset2, hit)).toEqual({ start: 0, end: end - offset2 });
+  });
+
+  it("takes the offsets alone when the passage's text is not known (a hit opened from a link)", () => {
+    const linked = { quote: "", start, end };
+    expect(quoteRange(page1, 0, linked)).toEqual({ start, end: page1.length });
+    expect(quoteRange(page2, offset2, linked)).toEqual({ start: 0, end: end - offset2 });
+    expect(quoteRange(page2, offset2, { quote: "", start: 0, end: 5 })).toBeNull();
+  });
+
+  it("refuses offsets whose characters on the page are not the passage's", () => {
+    expect(quoteRange(page1, 0, { ...hit, quote: hit.quote.replace("Gebühren", "Beiträge") })).toBeNull();
+  });
+});
+
 describe("text layer items of a range", () => {
   // pdf.js splits the page into items with its own whitespace
   const items = ["§ 78 Grenzwerte", "", "Der Grenzwert der ", "effektiven Dosis beträgt", "20 Millisievert im", " Kalenderjahr. Satz 2 gilt."];

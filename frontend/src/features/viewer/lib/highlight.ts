@@ -31,15 +31,33 @@ function squeeze(text: string): string {
 }
 
 /**
+ * The part of a passage [start, end) of the document text that lies on this page (a search hit may run
+ * onto the next page), in page-text offsets; null when none of it does. With a quote, the page's characters
+ * must be the quote's characters at the same place (else the offsets are not document offsets of this
+ * text); without one (a search hit opened from a link) the offsets, verbatim spans of the document text,
+ * are taken as they are.
+ */
+export function spanOnPage(pageText: string, pageOffset: number, target: QuoteTarget): TextRange | null {
+  const { quote, start, end } = target;
+  const from = Math.max(start, pageOffset);
+  const to = Math.min(end, pageOffset + pageText.length);
+  if (to <= from) return null;
+  const shown = pageText.slice(from - pageOffset, to - pageOffset);
+  if (quote && quote.slice(from - start, to - start) !== shown) return null;
+  return shown.trim() ? { start: from - pageOffset, end: to - pageOffset } : null;
+}
+
+/**
  * The quote's range in the page text: its offsets on the page when they cut exactly the quote, else the
- * offsets taken as document offsets (minus the page's offset), else where the quote occurs on the page
- * (whitespace ignored). null when the page does not hold the quote: then nothing is highlighted.
+ * offsets taken as document offsets (minus the page's offset; only the part on this page of a passage
+ * that runs over a page break), else where the quote occurs on the page (whitespace ignored). null when
+ * the page does not hold the quote: then nothing is highlighted.
  */
 export function quoteRange(pageText: string, pageOffset: number, target: QuoteTarget): TextRange | null {
   const { quote, start, end } = target;
-  if (end > start && pageText.slice(start, end) === quote) return { start, end };
-  const local = { start: start - pageOffset, end: end - pageOffset };
-  if (local.start >= 0 && local.end > local.start && pageText.slice(local.start, local.end) === quote) return local;
+  if (quote && end > start && pageText.slice(start, end) === quote) return { start, end };
+  const span = spanOnPage(pageText, pageOffset, target);
+  if (span) return span;
   if (!quote.trim()) return null;
   const exact = pageText.indexOf(quote);
   if (exact >= 0) return { start: exact, end: exact + quote.length };

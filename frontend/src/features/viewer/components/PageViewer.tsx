@@ -1,0 +1,162 @@
+import { lazy, Suspense, useEffect, useMemo, useRef, useState, type KeyboardEvent, type RefObject } from "react";
+import { useI18n } from "../../../shared/i18n/i18n";
+import { ErrorAlert } from "../../../shared/ui/ErrorAlert";
+import { useDocumentPage } from "../api/useDocumentPages";
+import { useDocumentPageCount } from "../api/useDocumentPageCount";
+import { quoteRange } from "../lib/highlight";
+import { highlightsOn, type PageTarget } from "../lib/target";
+import { useMediaQuery } from "../lib/useMediaQuery";
+import { FIT, zoomIn, zoomOut } from "../lib/zoom";
+import { PageText } from "./PageText";
+import type { PdfStatus } from "./PdfPage";
+import { ReferenceChain } from "./ReferenceChain";
+import { ViewerToolbar } from "./ViewerToolbar";
+
+const PdfPage = lazy(() => import("./PdfPage"));
+
+/** Where the viewer shows a full-screen dialog instead of a panel beside the page. */
+export const PHONE_QUERY = "(max-width: 700px)";
+
+function isTyping(target: EventTarget): boolean {
+  return target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement;
+}
+
+/** While open on a phone, the page under the full-screen viewer does not scroll. */
+function useScrollLock(locked: boolean) {
+  useEffect(() => {
+    if (!locked) return;
+    const before = document.body.style.overflow;
+    document.body.style.overflow = "hidden";
+    return () => {
+      document.body.style.overflow = before;
+    };
+  }, [locked]);
+}
+
+/** Focus on the viewer's title when it opens; back where it was (the [n], the hit) when it closes. */
+function useFocusOnOpen(heading: RefObject<HTMLHeadingElement | null>) {
+  useEffect(() => {
+    const before = document.activeElement;
+    heading.current?.focus();
+    return () => {
+      if (before instanceof HTMLElement && before.isConnected) before.focus();
+    };
+  }, [heading]);
+}
+
+/**
+ * A page of a document: the PDF page (pdf.js, with its text layer) with the target's passage highlighted by
+ * its offsets, the page's stored text with the same highlight, page turning, zoom (buttons, + and - keys),
+ * the whole PDF at that page, and what is known of how the passage was found (support, the search, the
+ * reference chain, each of its steps a link to its page). Beside the page on a wide screen; a full-screen
+ * dialog on a phone. Escape closes it. Mount it with a `key` per target: a new target starts at its page.
+ */
+export function PageViewer({ target, onClose }: { target: PageTarget; onClose: () => void }) {
+  const { t, formatNumber } = useI18n();
+  const [place, setPlace] = useState({ document: target.document, page: target.page });
+  const [zoom, setZoom] = useState(FIT);
+  const [pdfStatus, setPdfStatus] = useState<PdfStatus>("loading");
+  const phone = useMediaQuery(PHONE_QUERY);
+  const heading = useRef<HTMLHeadingElement>(null);
+  useScrollLock(phone);
+  useFocusOnOpen(heading);
+
+  const pageOut = useDocumentPage(target.collection, place.document, place.page);
+  const pages = useDocumentPageCount(target.collection, place.document);
+  const shown = pageOut.data?.find((p) => p.number === place.page) ?? null;
+  const onTargetPage = highlightsOn(target, place.document, place.page);
+  const range = useMemo(
+    () => (shown && onTargetPage && target.highlight ? quoteRange(shown.text, shown.offset, target.highlight) : null),
+    [shown, onTargetPage, target.highlight],
+  );
+  const atTarget = place.document === target.document && place.page === target.page;
+  const chain = target.chain ?? [];
+
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (event.key === "Escape") {
+      event.stopPropagation();
+      onClose();
+      return;
+    }
+    if (isTyping(event.target) || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.key === "+" || event.key === "=") setZoom(zoomIn);
+    else if (event.key === "-") setZoom(zoomOut);
+    else if (event.key === "0") setZoom(FIT);
+    else return;
+    event.preventDefault();
+  };
+
+  return (
+    <aside
+      className={phone ? "viewer viewer-dialog" : "viewer"}
+      data-testid={target.citation != null ? "citation-viewer" : "document-viewer"}
+      role={phone ? "dialog" : "complementary"}
+      aria-modal={phone ? true : undefined}
+      aria-labelledby="viewer-title"
+      onKeyDown={onKeyDown}
+    >
+      <div className="viewer-head">
+        <div className="page-head">
+          <h2 id="viewer-title" tabIndex={-1} ref={heading}>
+            {target.citation != null ? t("viewer.title", { n: target.citation }) : target.document}
+          </h2>
+          <button type="button" onClick={onClose}>
+            {t("viewer.close")}
+          </button>
+        </div>
+        <p className="source-line" data-testid="viewer-location">
+          {place.document}, {t("common.page", { n: place.page })}
+          {atTarget && target.section ? `, ${target.section}` : ""}
+        </p>
+        {target.support && (
+          <p className={target.support.flagged ? "alert alert-warning" : "muted"}>
+            {target.support.flagged ? t("viewer.flagged") : t("viewer.supported")}{" "}
+            ({t("viewer.support", { score: formatNumber(target.support.score, 2) })})
+          </p>
+        )}
+        {chain.length > 1 ? (
+          <ReferenceChain chain={chain} current={place} onOpen={setPlace} />
+        ) : (
+          target.query && (
+            <p className="muted" data-testid="viewer-query">
+              {t("viewer.foundBySearch", { query: target.query })}
+            </p>
+          )
+        )}
+        {!atTarget && target.highlight && (
+          <button type="button" className="link" onClick={() => setPlace({ document: target.document, page: target.page })}>
+            {t("viewer.backToPassage", { page: target.page })}
+          </button>
+        )}
+        <ViewerToolbar
+          collection={target.collection}
+          document={place.document}
+          page={place.page}
+          pages={pages}
+          zoom={zoom}
+          pdfServed={pdfStatus !== "missing"}
+          onPage={(page) => setPlace((p) => ({ ...p, page }))}
+          onZoom={setZoom}
+          onZoomIn={() => setZoom(zoomIn)}
+          onZoomOut={() => setZoom(zoomOut)}
+        />
+        <ErrorAlert error={pageOut.error} />
+        {shown && onTargetPage && atTarget && range === null && (
+          <p className="alert alert-warning">{t("viewer.quoteNotFound")}</p>
+        )}
+      </div>
+      <Suspense fallback={<p>{t("viewer.loadingPdf")}</p>}>
+        <PdfPage
+          collection={target.collection}
+          document={place.document}
+          page={place.page}
+          pageText={shown?.text ?? null}
+          range={range}
+          zoom={zoom}
+          onStatus={setPdfStatus}
+        />
+      </Suspense>
+      {shown && <PageText key={`${place.document}/${place.page}`} text={shown.text} range={range} />}
+    </aside>
+  );
+}

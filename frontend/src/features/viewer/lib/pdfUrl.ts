@@ -1,0 +1,11 @@
+import { apiUrl } from "../../../shared/api/base";
+
+/** Where the server serves a document's PDF (uploaded, or the file a folder was ingested from). */
+export function pdfUrl(collection: string, document: string): string {
+  return apiUrl(`/api/collections/${encodeURIComponent(collection)}/documents/${encodeURIComponent(document)}/pdf`);
+}
+
+/** The whole PDF opened at `page` by the browser's own viewer (the #page fragment of PDF open parameters). */
+export function pdfPageUrl(collection: string, document: string, page: number): string {
+  return `${pdfUrl(collection, document)}#page=${page}`;
+}
