@@ -2,10 +2,13 @@
  * `make bench` (benchmarks/bench_web.py) runs this with measure.config.ts: the time from a run's SSE event
  * arriving in the browser to the DOM changing, in the app (EventSource -> event reducer -> React render) and,
  * as the baseline in the same run, in a page without React whose EventSource handler writes the event into
- * the DOM itself. Both watch the same quick run on the fake Ollama at once. Writes JSON to
- * $RABBITHOLE_WEB_BENCH_OUT. Not part of `npm run test:e2e`: timings are never asserted.
+ * the DOM itself. Both watch the same quick run on the fake Ollama at once. Beside the stamps, where each
+ * page's main thread spent its time (Chromium's own counters over CDP: scripts, style, layout, all tasks)
+ * and its long tasks (over 50 ms). Writes JSON to $RABBITHOLE_WEB_BENCH_DIR/latency.json. Not part of
+ * `npm run test:e2e`: timings are never asserted.
  */
 import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, inject, test } from 'vitest';
 
@@ -15,7 +18,17 @@ import { LAWS, setModelLatency } from './stack';
 interface Timings {
   events: number[];
   mutations: number[];
+  /** Long tasks of the main thread: [start, duration] (ms). */
+  longTasks: [number, number][];
   done: boolean;
+}
+
+/** Chromium's main-thread counters of a page (Performance.getMetrics), in ms. */
+interface MainThread {
+  taskMs: number;
+  scriptMs: number;
+  styleMs: number;
+  layoutMs: number;
 }
 
 declare global {
@@ -26,8 +39,11 @@ declare global {
 
 /** In every page before its scripts: EventSource deliveries and DOM mutations, stamped with performance.now(). */
 function instrument(): void {
-  const timings: Timings = { events: [], mutations: [], done: false };
+  const timings: Timings = { events: [], mutations: [], longTasks: [], done: false };
   window.__rhTimings = timings;
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) timings.longTasks.push([entry.startTime, entry.duration]);
+  }).observe({ type: 'longtask', buffered: true });
   const Native = window.EventSource;
   class Recorded extends Native {
     constructor(url: string | URL, init?: EventSourceInit) {
@@ -97,6 +113,22 @@ async function timings(page: Page): Promise<Timings> {
   return page.evaluate(() => window.__rhTimings);
 }
 
+/** Starts Chromium's counters for ``page``; the returned function reads them. */
+async function mainThread(page: Page): Promise<() => Promise<MainThread>> {
+  const session = await browser.context.newCDPSession(page);
+  await session.send('Performance.enable');
+  return async () => {
+    const { metrics } = await session.send('Performance.getMetrics');
+    const seconds = (name: string) => metrics.find((metric) => metric.name === name)?.value ?? 0;
+    return {
+      taskMs: seconds('TaskDuration') * 1000,
+      scriptMs: seconds('ScriptDuration') * 1000,
+      styleMs: seconds('RecalcStyleDuration') * 1000,
+      layoutMs: seconds('LayoutDuration') * 1000,
+    };
+  };
+}
+
 test('SSE event to DOM update, app and baseline', async () => {
   const baseUrl = inject('baseUrl');
   await setModelLatency(inject('ollamaUrl'), 40);
@@ -115,6 +147,8 @@ test('SSE event to DOM update, app and baseline', async () => {
 
   const app = await browser.context.newPage();
   const raw = await browser.context.newPage();
+  const appThread = await mainThread(app);
+  const rawThread = await mainThread(raw);
   await raw.goto(`${baseUrl}health`);
   await Promise.all([
     app.goto(`${baseUrl}#/runs/${runId}`),
@@ -126,9 +160,12 @@ test('SSE event to DOM update, app and baseline', async () => {
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   await new Promise((resolve) => setTimeout(resolve, 1500)); // the last renders
-  const result = { app: await timings(app), raw: await timings(raw) };
+  const result = {
+    app: { ...(await timings(app)), mainThread: await appThread() },
+    raw: { ...(await timings(raw)), mainThread: await rawThread() },
+  };
   expect(result.app.events.length).toBeGreaterThan(0);
-  const out = process.env.RABBITHOLE_WEB_BENCH_OUT;
-  if (out) await writeFile(out, JSON.stringify(result));
+  const out = process.env.RABBITHOLE_WEB_BENCH_DIR;
+  if (out) await writeFile(path.join(out, 'latency.json'), JSON.stringify(result));
   await setModelLatency(inject('ollamaUrl'), 0);
 });
