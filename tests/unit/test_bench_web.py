@@ -9,7 +9,8 @@ from benchmarks.web_flow import read_flow, shown
 
 def entry(url: str, sizes: tuple[int, int, int], encoding: str | None) -> dict[str, object]:
     transferred, encoded, decoded = sizes
-    return {"url": url, "transferred": transferred, "encoded": encoded, "decoded": decoded, "encoding": encoding}
+    sized = {"transferred": transferred, "encoded": encoded, "decoded": decoded}
+    return {"url": url, **sized, "encoding": encoding}
 
 
 def flow_data(draft: float | None, encoding: str | None = "br") -> dict[str, object]:
