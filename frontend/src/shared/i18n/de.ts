@@ -362,4 +362,6 @@ export const de: Record<MessageKey, string> = {
   "registry.synonymsOf": "Synonyme von {file}",
   "registry.save": "Register speichern",
   "registry.saved": "Register gespeichert.",
+  // bench (issue 26): a button's accessible name holds its visible text (axe: label-content-name-mismatch)
+  "checks.showRewritten": "ersetzt durch: {replacement} (im Bericht zeigen)",
 };
