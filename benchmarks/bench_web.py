@@ -38,6 +38,7 @@ from typing import Any
 
 from benchmarks.common import Goal, Latency, base_parser, print_goals, print_table
 from benchmarks.web_flow import Flow, read_flow, shown
+from benchmarks.web_latency import applied_latencies, slowest_first_changes
 from benchmarks.web_serving import serving_cost
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -148,6 +149,10 @@ def _latency(milliseconds: list[float]) -> Latency:
     return Latency.of([ms / 1000 for ms in milliseconds])
 
 
+def _or_blank(ms: float | None) -> float | str:
+    return "" if ms is None else ms
+
+
 def _ms(latency: Latency) -> list[float]:
     return [latency.p50, latency.p95, latency.max]
 
@@ -248,13 +253,22 @@ def main(argv: list[str] | None = None) -> int:
     timings = measured.latency
     app = pair_latencies(timings["app"]["events"], timings["app"]["mutations"])
     raw = pair_latencies(timings["raw"]["events"], timings["raw"]["mutations"])
-    app_own, raw_own = _latency(app.own), _latency(raw.own)
+    applied = applied_latencies(timings["app"]["events"], timings["app"]["seqs"], timings["app"]["applied"])
+    app_applied, app_own, raw_own = _latency(applied.latencies), _latency(app.own), _latency(raw.own)
     app_upper, raw_upper = _latency(app.upper), _latency(raw.upper)
     print_table(
-        ["page", "events", "own change", "p50 ms", "p95 ms", "max ms", "upper p95 ms", "no change"],
+        ["page", "events", "counted", "p50 ms", "p95 ms", "max ms", "upper p95 ms", "not seen"],
         [
             [
-                "the app (React)",
+                "the app: event in the DOM (its commit mark)",
+                len(applied.latencies) + applied.unapplied,
+                len(applied.latencies),
+                *_ms(app_applied),
+                "",
+                applied.unapplied,
+            ],
+            [
+                "the app: first DOM change (own change)",
                 len(app.upper) + app.unseen,
                 len(app.own),
                 *_ms(app_own),
@@ -271,6 +285,19 @@ def main(argv: list[str] | None = None) -> int:
             ],
         ],
         title="SSE event -> DOM update (Chromium, one quick run on the fake Ollama)",
+    )
+    print_table(
+        ["event", "first DOM change ms", "in the DOM ms", "what changed first"],
+        [
+            [
+                slow.type,
+                slow.first_change_ms,
+                slow.applied_ms if slow.applied_ms is not None else "",
+                slow.changed,
+            ]
+            for slow in slowest_first_changes(timings["app"])
+        ],
+        title="the app's slowest first DOM changes (an event that shows nothing is charged the next change)",
     )
     _print_main_thread(timings)
     uncompressed = measured.flow.first_load.uncompressed_text
@@ -296,10 +323,11 @@ def main(argv: list[str] | None = None) -> int:
         ),
         Goal(
             "SSE event to DOM",
-            bool(app.own) and app_own.p95 < LATENCY_GOAL_MS,
-            f"p95 {app_own.p95:.1f} ms over {len(app.own)} events with their own DOM change "
-            f"(goal < {LATENCY_GOAL_MS:.0f}; upper bound over all {app_upper.p95:.1f} ms); "
-            f"baseline p95 {raw_own.p95:.1f} ms",
+            bool(applied.latencies) and app_applied.p95 < LATENCY_GOAL_MS and applied.unapplied == 0,
+            f"p95 {app_applied.p95:.1f} ms over all {len(applied.latencies)} events (the app's commit marks, "
+            f"{applied.unapplied} never applied; goal < {LATENCY_GOAL_MS:.0f}); first DOM change p95 "
+            f"{app_own.p95:.1f} ms over {len(app.own)} events with their own change (upper bound "
+            f"{app_upper.p95:.1f} ms); baseline p95 {raw_own.p95:.1f} ms",
             machine_dependent=True,
         ),
         _draft_goal(measured.flow),

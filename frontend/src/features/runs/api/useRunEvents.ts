@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useReducer, useRef, useState } from "react";
+import { useCallback, useEffect, useLayoutEffect, useReducer, useRef, useState } from "react";
 import type { RunEventsResponses } from "../../../api/generated/types.gen";
 import { apiUrl } from "../../../shared/api/base";
 import { accessGate } from "../../../shared/auth/accessGate";
@@ -32,6 +32,10 @@ const LISTENED: Record<RunEventType, true> = {
   error: true,
   done: true,
 };
+
+/** The User Timing mark set when a render that applied a run's events reaches the DOM; its detail is the
+ * number of the last event applied (bench_web's SSE event -> DOM measurement reads it; DevTools shows it). */
+export const EVENTS_APPLIED_MARK = "rabbithole:run-events-applied";
 
 /** The event types the app listens for on a run's stream. */
 export const RUN_EVENT_TYPES = Object.keys(LISTENED) as RunEventType[];
@@ -77,6 +81,14 @@ export function useRunEvents(
     lastSeq.current = log.view.lastSeq;
     terminal.current = log.view.terminal;
   }, [log.view.lastSeq, log.view.terminal]);
+
+  // In the commit that put the events into the DOM (layout effects run right after its mutations). Only the
+  // newest mark is kept in the page's buffer; a PerformanceObserver sees every one.
+  useLayoutEffect(() => {
+    if (log.view.lastSeq === 0 || typeof performance.mark !== "function") return;
+    performance.clearMarks(EVENTS_APPLIED_MARK);
+    performance.mark(EVENTS_APPLIED_MARK, { detail: log.view.lastSeq });
+  }, [log.view.lastSeq]);
 
   useEffect(() => {
     dispatch({ kind: "reset" });
