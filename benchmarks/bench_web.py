@@ -194,6 +194,8 @@ def _print_flow(flow: Flow) -> None:
     print_table(
         ["from the click on 'Start research' to", "time"],
         [
+            ["  the run page shown (the server created the run)", shown(flow.to_run_page_ms)],
+            ["  the first phase event on its stream", shown(flow.to_first_phase_event_ms)],
             ["the first phase shown (first visible progress)", shown(flow.to_progress_ms)],
             ["the first streamed report text", shown(flow.to_draft_text_ms)],
             ["the finished report", shown(flow.to_report_ms)],

@@ -48,8 +48,11 @@ class FirstLoad:
 @dataclass(frozen=True)
 class Flow:
     first_load: FirstLoad
-    #: ms from the click on "Start research" to the first phase shown, the first streamed report text,
-    #: the finished report; None: never seen on the page
+    #: ms from the click on "Start research" to the run page's first render (the run created), the first
+    #: phase event on its stream, the first phase shown, the first streamed report text, the finished
+    #: report; None: never seen on the page
+    to_run_page_ms: float | None
+    to_first_phase_event_ms: float | None
     to_progress_ms: float | None
     to_draft_text_ms: float | None
     to_report_ms: float | None
@@ -72,6 +75,8 @@ def read_flow(data: dict[str, Any]) -> Flow:
     ]
     return Flow(
         first_load=FirstLoad(files),
+        to_run_page_ms=_moment(data.get("startToRunPageMs")),
+        to_first_phase_event_ms=_moment(data.get("startToFirstPhaseEventMs")),
         to_progress_ms=_moment(data.get("startToProgressMs")),
         to_draft_text_ms=_moment(data.get("startToDraftTextMs")),
         to_report_ms=_moment(data.get("startToReportMs")),

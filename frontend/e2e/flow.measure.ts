@@ -8,7 +8,8 @@
  * - A quick run started from that page: from the click on "Start research" (the form's submit, stamped in
  *   the page) to the first phase shown in the run page's timeline (current or done), to the first streamed
  *   report text (`[data-testid="draft-text"]` with text) and to the finished report (`[data-testid="report"]`).
- *   A moment never seen is written as null, never estimated.
+ *   A moment never seen is written as null, never estimated. Between them: the run page's URL (the server
+ *   created the run, the run page rendered) and the first phase event on the run's stream.
  *
  * Writes JSON to $RABBITHOLE_WEB_BENCH_DIR/flow.json. Timings are never asserted.
  */
@@ -22,6 +23,10 @@ import { setModelLatency } from './stack';
 
 interface Moments {
   submitted: number | null;
+  /** The run page's URL (the server created the run). */
+  routed: number | null;
+  /** The first phase event on the run's stream. */
+  firstPhaseEvent: number | null;
   progress: number | null;
   draftText: number | null;
   report: number | null;
@@ -35,8 +40,26 @@ declare global {
 
 /** In the page before its scripts: the first moment (performance.now()) each thing is in the DOM. */
 function watchMoments(): void {
-  const moments: Moments = { submitted: null, progress: null, draftText: null, report: null };
+  const moments: Moments = {
+    submitted: null,
+    routed: null,
+    firstPhaseEvent: null,
+    progress: null,
+    draftText: null,
+    report: null,
+  };
   window.__rhMoments = moments;
+  const Native = window.EventSource;
+  class Stamped extends Native {
+    constructor(url: string | URL, init?: EventSourceInit) {
+      super(url, init);
+      if (!/\/api\/runs\/(?!events)[^/]+\/events/.test(String(url))) return;
+      this.addEventListener('phase', () => {
+        if (moments.firstPhaseEvent === null && moments.submitted !== null) moments.firstPhaseEvent = performance.now();
+      });
+    }
+  }
+  window.EventSource = Stamped as typeof EventSource;
   document.addEventListener(
     'submit',
     () => {
@@ -47,6 +70,8 @@ function watchMoments(): void {
   const look = () => {
     if (moments.submitted === null) return;
     const now = performance.now();
+    // The router changes the URL with pushState (no hashchange): seen with the run page's first render.
+    if (moments.routed === null && /^#\/runs\/[0-9a-f-]+$/.test(location.hash)) moments.routed = now;
     if (
       moments.progress === null &&
       document.querySelector('[data-testid="run-phase"] [aria-current="step"], [data-testid="run-phase"] .phase-done')
@@ -128,6 +153,8 @@ test('first load, and start research -> first progress, first streamed text, fin
     moment === null || moments.submitted === null ? null : moment - moments.submitted;
   const result = {
     firstLoad,
+    startToRunPageMs: since(moments.routed),
+    startToFirstPhaseEventMs: since(moments.firstPhaseEvent),
     startToProgressMs: since(moments.progress),
     startToDraftTextMs: since(moments.draftText),
     startToReportMs: since(moments.report),
