@@ -5,11 +5,19 @@ path a route of the application answers never fall back to the app, so they keep
 The app's URLs are relative to index.html (Vite base './', routes in the hash), so at the app's root it works
 under any prefix a proxy strips. Only index.html sent for a deeper path (a client route typed as a path,
 /research/runs/42) carries ``<base href="{root_path}/">`` (server.root_path, e.g. /research), so that its
-relative asset and API URLs still resolve under the prefix."""
+relative asset and API URLs still resolve under the prefix.
+
+Compressed: `npm run build` writes NAME.br and NAME.gz beside every text file of the build
+(frontend/scripts/compress-dist.mjs); a client whose Accept-Encoding allows it gets the copy (brotli first),
+with Content-Encoding, the original's Content-Type and ``Vary: Accept-Encoding``, so nothing is compressed
+per request. index.html (under 1 kB) is compressed per request, as it may carry ``<base>``. Only the web
+app's files: the API (its PDFs, its event streams) never passes a compression layer."""
 
 from __future__ import annotations
 
+import gzip
 import html
+import mimetypes
 import re
 from pathlib import Path
 
@@ -26,6 +34,10 @@ API_PREFIXES = ("/api/", "/static-offline-docs/", "/docs/")
 HASHED_DIR = "assets/"
 IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "no-cache"
+
+#: The precompressed copies the build writes, in the order they are preferred: (encoding, suffix).
+PRECOMPRESSED = (("br", ".br"), ("gzip", ".gz"))
+VARY = "Accept-Encoding"
 
 _HEAD = re.compile(rb"<head[^>]*>", re.IGNORECASE)
 _LAST_SEGMENT_HAS_SUFFIX = re.compile(r"\.[A-Za-z0-9]{1,8}$")
@@ -97,6 +109,38 @@ def _inside(web_dir: Path, relative: str) -> Path | None:
         return None
 
 
+def accepted_encodings(accept_encoding: str) -> set[str]:
+    """The content codings an Accept-Encoding header allows (``q=0`` refuses one; ``*`` stands for any)."""
+    accepted: set[str] = set()
+    for item in accept_encoding.split(","):
+        coding, _, parameters = item.partition(";")
+        coding = coding.strip().lower()
+        quality = parameters.strip().lower()
+        refused = quality.startswith("q=") and _is_zero(quality[2:])
+        if coding and not refused:
+            accepted.add(coding)
+    if "*" in accepted:
+        accepted |= {encoding for encoding, _ in PRECOMPRESSED}
+    return accepted
+
+
+def _is_zero(quality: str) -> bool:
+    try:
+        return float(quality) == 0
+    except ValueError:
+        return False
+
+
+def precompressed_copy(file: Path, accept_encoding: str) -> tuple[str, Path] | None:
+    """The build's compressed copy of ``file`` the client accepts (encoding, path), or None."""
+    accepted = accepted_encodings(accept_encoding)
+    for encoding, suffix in PRECOMPRESSED:
+        copy = file.with_name(file.name + suffix)
+        if encoding in accepted and copy.is_file():
+            return encoding, copy
+    return None
+
+
 class WebAppMiddleware:
     """Answers GET/HEAD requests outside the API from ``web_dir``; passes everything else on."""
 
@@ -131,12 +175,35 @@ class WebAppMiddleware:
             if _LAST_SEGMENT_HAS_SUFFIX.search(relative):
                 return None  # a missing file (e.g. an asset of an older build), not a client route
             page = with_base(page, root_path)
-        return Response(page, media_type="text/html", headers={"Cache-Control": REVALIDATE})
+        page_headers = {"Cache-Control": REVALIDATE, "Vary": VARY}
+        if "gzip" in accepted_encodings(headers.get("accept-encoding", "")):
+            page = gzip.compress(page, compresslevel=6)
+            page_headers["Content-Encoding"] = "gzip"
+        return Response(page, media_type="text/html", headers=page_headers)
 
     def _file(self, file: Path, relative: str, headers: Headers) -> Response:
         cache = IMMUTABLE if relative.startswith(HASHED_DIR) else REVALIDATE
-        response = FileResponse(file, headers={"Cache-Control": cache}, stat_result=file.stat())
+        response_headers = {"Cache-Control": cache}
+        sent = file
+        copy = precompressed_copy(file, headers.get("accept-encoding", ""))
+        if copy is not None:
+            encoding, sent = copy
+            response_headers["Content-Encoding"] = encoding
+        if copy is not None or _has_copies(file):
+            response_headers["Vary"] = VARY
+        media_type = mimetypes.guess_type(file.name)[0] or "application/octet-stream"
+        response = FileResponse(
+            sent, headers=response_headers, media_type=media_type, stat_result=sent.stat()
+        )
         etag = response.headers.get("etag")
         if etag is not None and etag in headers.get("if-none-match", ""):
-            return Response(status_code=304, headers={"ETag": etag, "Cache-Control": cache})
+            unchanged = {"ETag": etag, "Cache-Control": cache}
+            if "Vary" in response_headers:
+                unchanged["Vary"] = VARY
+            return Response(status_code=304, headers=unchanged)
         return response
+
+
+def _has_copies(file: Path) -> bool:
+    """Whether the build compressed ``file`` (its plain answer then varies with Accept-Encoding too)."""
+    return any(file.with_name(file.name + suffix).is_file() for _, suffix in PRECOMPRESSED)

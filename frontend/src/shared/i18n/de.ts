@@ -437,4 +437,6 @@ export const de: Record<MessageKey, string> = {
   "viewer.backToPassage": "Zurück zur Stelle (S. {page})",
   "viewer.openPassage": "{document}, S. {page} öffnen",
   "refs.openPage": "{place} in der Ansicht öffnen",
+  // bench (issue 26): a button's accessible name holds its visible text (axe: label-content-name-mismatch)
+  "checks.showRewritten": "ersetzt durch: {replacement} (im Bericht zeigen)",
 };

@@ -435,6 +435,8 @@ export const en = {
   "viewer.backToPassage": "Back to the passage (p. {page})",
   "viewer.openPassage": "Open {document}, p. {page}",
   "refs.openPage": "Open {place} in the viewer",
+  // bench (issue 26): a button's accessible name holds its visible text (axe: label-content-name-mismatch)
+  "checks.showRewritten": "replaced by: {replacement} (show in the report)",
 } as const;
 
 export type MessageKey = keyof typeof en;

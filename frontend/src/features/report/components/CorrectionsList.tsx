@@ -31,7 +31,7 @@ export function CorrectionsList({
               {c.action === "removed" || !replacement ? (
                 t("checks.removed")
               ) : canShow(target) ? (
-                <button type="button" className="link" aria-label={t("checks.show", { where: replacement })} onClick={() => onShow(target)}>
+                <button type="button" className="link" aria-label={t("checks.showRewritten", { replacement })} onClick={() => onShow(target)}>
                   {t("checks.rewritten", { replacement })}
                 </button>
               ) : (

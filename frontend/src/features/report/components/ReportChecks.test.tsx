@@ -175,7 +175,7 @@ describe("the checks panel", () => {
     expect(corrections[0]).toHaveTextContent(
       "Grenzwerte: “Der Grenzwert beträgt 20 mSv im Kalenderjahr.” (its evidence does not state 20 mSv) replaced by: Der Grenzwert beträgt 6 mSv im Kalenderjahr.",
     );
-    await user.click(within(corrections[0]!).getByRole("button", { name: "Show in the report: Der Grenzwert beträgt 6 mSv im Kalenderjahr." }));
+    await user.click(within(corrections[0]!).getByRole("button", { name: "replaced by: Der Grenzwert beträgt 6 mSv im Kalenderjahr. (show in the report)" }));
     expect(scrolled).toEqual([screen.getByText("[ohne Beleg]").closest("p")]);
     expect(corrections[1]).toHaveTextContent("Grenzwerte: “Es gilt § 99 AtG.” (its evidence does not state § 99 AtG) removed");
     expect(within(corrections[1]!).queryByRole("button")).toBeNull();

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useReducer, useRef, useState } from "react";
+import { useCallback, useEffect, useLayoutEffect, useReducer, useRef, useState } from "react";
 import { apiUrl } from "../../../shared/api/base";
 import { accessGate } from "../../../shared/auth/accessGate";
 import { useAccessRequired } from "../../../shared/auth/useAccess";
@@ -6,6 +6,10 @@ import { EventStream, type StreamState } from "../../../shared/sse/eventStream";
 import { parseRunEvent, RUN_EVENT_TYPES } from "../events/parse";
 import { addEvents, EMPTY_LOG, type RunEventLog } from "../events/reducer";
 import type { RunEvent } from "../events/types";
+
+/** The User Timing mark set when a render that applied a run's events reaches the DOM; its detail is the
+ * number of the last event applied (bench_web's SSE event -> DOM measurement reads it; DevTools shows it). */
+export const EVENTS_APPLIED_MARK = "rabbithole:run-events-applied";
 
 type Action = { kind: "events"; events: RunEvent[] } | { kind: "reset" };
 
@@ -48,6 +52,14 @@ export function useRunEvents(
     lastSeq.current = log.view.lastSeq;
     terminal.current = log.view.terminal;
   }, [log.view.lastSeq, log.view.terminal]);
+
+  // In the commit that put the events into the DOM (layout effects run right after its mutations). Only the
+  // newest mark is kept in the page's buffer; a PerformanceObserver sees every one.
+  useLayoutEffect(() => {
+    if (log.view.lastSeq === 0 || typeof performance.mark !== "function") return;
+    performance.clearMarks(EVENTS_APPLIED_MARK);
+    performance.mark(EVENTS_APPLIED_MARK, { detail: log.view.lastSeq });
+  }, [log.view.lastSeq]);
 
   useEffect(() => {
     dispatch({ kind: "reset" });

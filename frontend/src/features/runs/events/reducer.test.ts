@@ -108,6 +108,17 @@ describe("run event reducer", () => {
     expect(again.view.references).toHaveLength(1);
   });
 
+  it("keeps each event once when one batch repeats events and brings late ones twice", () => {
+    const events = runEvents();
+    const start = addEvents(EMPTY_LOG, [...events.slice(4, 8)]);
+    const batch = [events[9]!, events[9]!, events[2]!, events[5]!, events[2]!, events[0]!, ...events.slice(8)];
+    const log = addEvents(start, batch);
+    const missing = [events[1]!.seq, events[3]!.seq]; // in neither the log nor the batch
+    const expected = events.filter((e) => !missing.includes(e.seq));
+    expect(log.events.map((e) => e.seq)).toEqual(expected.map((e) => e.seq));
+    expect(log.view).toEqual(foldEvents(expected));
+  });
+
   it("gives the same view whatever order the events arrive in", () => {
     const events = runEvents();
     const shuffled = [events[3]!, events[0]!, events[12]!, events[1]!, ...events.slice(4, 12), events[2]!, ...events.slice(13)].reverse();

@@ -249,28 +249,45 @@ export function foldEvents(events: readonly RunEvent[]): RunView {
   return events.reduce(applyEvent, EMPTY_VIEW);
 }
 
+/** Whether `sorted` (events in ascending number) holds an event numbered `seq` (a binary search). */
+function holds(sorted: readonly RunEvent[], seq: number): boolean {
+  let low = 0;
+  let high = sorted.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    const found = sorted[middle]!.seq;
+    if (found === seq) return true;
+    if (found < seq) low = middle + 1;
+    else high = middle - 1;
+  }
+  return false;
+}
+
 /**
  * The log with `incoming` added: events already there (same number) are dropped, so a replay after a
  * reconnect or a second delivery changes nothing; an event older than the newest one is put in its place and
- * the view folded again, so the view never depends on the order events arrived in.
+ * the view folded again, so the view never depends on the order events arrived in. Events in order (the
+ * stream's own case) cost their own fold and one copy of the list per call, not a pass over the whole log
+ * per event: a long run replayed event by event stays linear.
  */
 export function addEvents(log: RunEventLog, incoming: readonly RunEvent[]): RunEventLog {
-  let events = log.events;
+  const appended: RunEvent[] = [];
+  const late: RunEvent[] = [];
+  let newest = log.events.length > 0 ? log.events[log.events.length - 1]!.seq : 0;
   let view = log.view;
-  let refold = false;
-  const known = new Set(events.map((e) => e.seq));
   for (const event of incoming) {
-    if (!Number.isInteger(event.seq) || known.has(event.seq)) continue;
-    known.add(event.seq);
-    const newest = events.length > 0 ? events[events.length - 1]!.seq : 0;
+    if (!Number.isInteger(event.seq)) continue;
     if (event.seq > newest) {
-      events = [...events, event];
-      if (!refold) view = applyEvent(view, event);
-    } else {
-      events = [...events, event].sort((a, b) => a.seq - b.seq);
-      refold = true;
+      appended.push(event);
+      newest = event.seq;
+      view = applyEvent(view, event);
+    } else if (!holds(log.events, event.seq) && !holds(appended, event.seq) && !late.some((e) => e.seq === event.seq)) {
+      late.push(event);
     }
   }
-  if (events === log.events) return log;
-  return { events, view: refold ? foldEvents(events) : view };
+  if (appended.length === 0 && late.length === 0) return log;
+  const events = log.events.concat(appended);
+  if (late.length === 0) return { events, view };
+  const all = events.concat(late).sort((a, b) => a.seq - b.seq);
+  return { events: all, view: foldEvents(all) };
 }
