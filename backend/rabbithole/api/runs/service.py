@@ -64,6 +64,8 @@ log = logging.getLogger(__name__)
 TERMINAL = frozenset({"done", "error"})
 FINISHED: frozenset[RunStatus] = frozenset({"done"})
 RESTART_MESSAGE = "the server stopped while the run was running; resume it with POST /api/runs/{id}/resume"
+#: Seconds an answer waits for a run that announced its interrupt to end its task (it releases its lease).
+WRAP_UP_S = 10.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,6 +193,7 @@ class RunService:
         """Answer the pending interrupt, or continue a stopped run. One caller at a time per run."""
         async with self._lock(run_id):
             record = await self.runs.get(run_id, with_result=False)
+            await self._wrapped_up(run_id, record)
             if self.busy(run_id):
                 raise RunStateError(f"run {run_id} is {record.status}; it does not wait for input")
             if record.status in FINISHED:
@@ -260,6 +263,14 @@ class RunService:
 
     def _stored_progress(self, run_id: str) -> RunProgress:
         return RunProgress.of(*self.events.progress_events(run_id, PROGRESS_TYPES))
+
+    async def _wrapped_up(self, run_id: str, record: RunRecord) -> None:
+        """A run that announced its interrupt (status and ``interrupt`` event) is still wrapping up here for
+        a moment (its lease released, its task ended): an answer sent the moment the interrupt arrived waits
+        for that instead of being refused as busy."""
+        task = self._active.get(run_id)
+        if task is not None and record.status == "waiting_for_input":
+            await asyncio.wait({task}, timeout=WRAP_UP_S)
 
     def busy(self, run_id: str) -> bool:
         """Executing, or queued to execute."""
