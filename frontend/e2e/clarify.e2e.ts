@@ -70,6 +70,13 @@ async function watchActivity(tab: Page): Promise<void> {
 }
 
 /** Each turn of the chat: who speaks, and what it shows. */
+/** Opens the finished clarification, which the run page keeps collapsed once the run has moved on. */
+async function showPastChat(tab: Page): Promise<void> {
+  const history = tab.getByTestId('run-clarification-history');
+  await history.waitFor();
+  if ((await history.getAttribute('open')) === null) await history.locator(':scope > summary').click();
+}
+
 async function chat(tab: Page): Promise<{ speaker: string | null; text: string }[]> {
   return tab
     .getByTestId('clarification')
@@ -107,6 +114,7 @@ test('the answers are turns of a chat, activity shows before the next questions,
   await panel.getByRole('button', { name: 'Enough, start the research' }).click();
   await mine.filter({ hasText: 'Enough, start the research.' }).waitFor();
   await page.getByTestId('plan-form').waitFor(LONG);
+  await showPastChat(page); // past the clarification, the chat is collapsed under the plan
   const before = await chat(page);
   expect(before.map((turn) => turn.speaker)).toEqual(['assistant', 'user', 'assistant', 'user']);
   expect(before[1]!.text).toContain(ANSWER);
@@ -114,6 +122,7 @@ test('the answers are turns of a chat, activity shows before the next questions,
 
   await page.reload();
   await page.getByTestId('plan-form').waitFor(LONG);
+  await showPastChat(page);
   await expect.poll(() => chat(page), LONG).toEqual(before);
 
   const cancelled = await fetch(`${baseUrl()}api/runs/${runId}/cancel`, { method: 'POST' });

@@ -50,7 +50,7 @@ test('cancel a running run', async () => {
   await screenshot(page, 'cancelled');
   await setModelLatency(ollamaUrl(), 0);
   await page.goto(`${baseUrl()}#/runs`);
-  await page.getByTestId('runs-list').getByText('cancelled').first().waitFor();
+  await page.getByTestId('runs-list').locator('tbody').getByText('cancelled').first().waitFor();
   await screenshot(page, 'runs-list');
   expect(errors).toEqual([]);
 });

@@ -66,6 +66,8 @@ test('under /research/ the app, its API calls and its event streams stay under t
   await page.getByTestId('report').waitFor({ timeout: 150_000 });
   expect((await waitForStatus(runId, ['done'])).run.status).toBe('done');
   const detail = await api<RunDetail>(`api/runs/${runId}`);
+  // a finished run opens on its report; its tasks are one tab away
+  await page.getByRole('tab', { name: 'How it was researched' }).click();
   for (const task of detail.todo) await page.getByTestId('run-todo').getByText(task.title).first().waitFor();
   await page.getByRole('navigation').getByRole('link', { name: 'Collections' }).click();
   await page.getByRole('link', { name: 'laws' }).first().waitFor();

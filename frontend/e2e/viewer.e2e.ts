@@ -220,7 +220,9 @@ test("a step of a citation's reference chain opens its page", async () => {
   await page.keyboard.press('Escape');
   await viewer.waitFor({ state: 'detached' });
 
-  // a place of the references followed opens its page too
+  // a place of the references followed (on the finished run's other tab, collapsed) opens its page too
+  await page.getByRole('tab', { name: 'How it was researched' }).click();
+  await page.getByTestId('run-references').locator(':scope > summary').click();
   const open = page.getByTestId('reference-graph').getByRole('button', { name: /^Open .* in the viewer$/ }).first();
   await open.click();
   const place = page.getByTestId('document-viewer');

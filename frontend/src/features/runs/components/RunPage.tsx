@@ -61,12 +61,14 @@ function RunView({ runId }: { runId: string }) {
   // a citation of the streamed draft: ?evidence=ID (an id the run checked), until the report has its number
   const evidence = params.get("evidence");
   const rememberOpener = useCitationFocus(cite ?? evidence);
+  const [tab, setTab] = useState<"report" | "how">("report");
   // a page opened from a graph node or a passage the corpus returned (a citation replaces it)
   const [opened, setOpened] = useState<PageTarget | null>(null);
   const openCitation = (n: number | null, evidenceId: string | null = null) => {
     if (n !== null || evidenceId !== null) {
       rememberOpener();
       setOpened(null);
+      setTab("report"); // a citation is the report's: its [n] is there
     }
     setParams(
       (p) => {
@@ -90,7 +92,6 @@ function RunView({ runId }: { runId: string }) {
     return cited ?? (evidence ? draftSource(view, evidence) : null);
   }, [report, cite, evidence, view]);
   usePolledDetail(runId, status === "running", 3000);
-  const [tab, setTab] = useState<"report" | "how">("report");
   const clarificationBox = useRef<HTMLDivElement>(null);
   const round = interrupt?.kind === "clarification" ? interrupt.round : null;
   useEffect(() => {
@@ -103,7 +104,7 @@ function RunView({ runId }: { runId: string }) {
 
   // A finished run opens on its report; the way there is one tab away.
   const finished = report !== null && Boolean(report.report_markdown) && status === "done";
-  const shownTab = finished && cite === null && evidence === null ? tab : "report";
+  const shownTab = finished ? tab : "report";
   const clarifying = interrupt?.kind === "clarification" || view.phase === "clarify";
   const clarification = (
     <div ref={clarificationBox}>
