@@ -101,6 +101,8 @@ export default function ReportView({
           <ReportMarkdown markdown={withoutSourcesSection(markdown)} {...markdownProps} />
         )}
       </div>
+      {/* the answer first, then its sources; how it was checked after them */}
+      <SourcesList sources={sources} onCite={onCite} active={active} />
       {result.quality && <QualityPanel quality={result.quality} stats={result.citation_stats ?? {}} />}
       {hasChecks && (
         <ChecksPanel checks={result.checks ?? null} canShow={canShow} onShow={show}>
@@ -109,7 +111,6 @@ export default function ReportView({
           <TokenUsage tokens={tokens} />
         </ChecksPanel>
       )}
-      <SourcesList sources={sources} onCite={onCite} active={active} />
       {warnings.length > 0 && (
         <details>
           <summary>{t("report.warnings", { n: warnings.length })}</summary>
