@@ -5,23 +5,11 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ResearchResult, RunDetail } from "../../../api/generated/types.gen";
 import { configureApiClient } from "../../../shared/api/client";
 import { accessGate } from "../../../shared/auth/accessGate";
-import { FakeEventSource } from "../../../test/fakeEventSource";
+import { FakeRunStream as FakeSource } from "../../../test/fakeRunStream";
 import { renderWithProviders } from "../../../test/render";
 import { RunPage } from "./RunPage";
 
 /** The run page's layout and states: a finished run's report first, terminal states, waiting, focus. */
-class FakeSource extends FakeEventSource {
-  static made: FakeSource[] = [];
-  constructor(url: string) {
-    super(url);
-    FakeSource.made.push(this);
-  }
-  send(seq: number, type: string, fields: Record<string, unknown>) {
-    const created = new Date(Date.UTC(2026, 10, 23, 21, 0, seq)).toISOString();
-    const data = JSON.stringify({ type, seq, run_id: "r1", created_at: created, ...fields });
-    act(() => this.dispatch(type, data, String(seq)));
-  }
-}
 
 const result = {
   run_id: "r1",
