@@ -51,10 +51,16 @@ def test_the_openapi_document_carries_the_event_and_interrupt_unions(run_kb: Set
         for member in members:
             assert {"type", "run_id", "seq", "created_at"} <= set(member["required"]), member["title"]
 
-    stream = document["paths"]["/api/runs/{run_id}/events"]["get"]["responses"]["200"]["content"]
-    assert stream["text/event-stream"]["schema"]["$ref"] == "#/components/schemas/RunEventPayload"
-    changes = document["paths"]["/api/runs/events"]["get"]["responses"]["200"]["content"]
-    assert changes["text/event-stream"]["schema"]["$ref"] == "#/components/schemas/RunListChange"
+    # each stream's answer is SSE frames whose ``data`` holds the JSON of the published model
+    for path, model in (
+        ("/api/runs/{run_id}/events", "RunEventPayload"),
+        ("/api/runs/events", "RunListChange"),
+    ):
+        frame = document["paths"][path]["get"]["responses"]["200"]["content"]["text/event-stream"]["schema"]
+        assert frame["type"] == "object" and "$ref" not in frame
+        data = frame["properties"]["data"]
+        assert data["type"] == "string" and data["contentMediaType"] == "application/json"
+        assert data["contentSchema"] == {"$ref": f"#/components/schemas/{model}"}
     interrupt = schemas["RunDetail"]["properties"]["interrupt"]["anyOf"]
     assert {"$ref": "#/components/schemas/Interrupt"} in interrupt
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
@@ -97,7 +98,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # The web app answers GET/HEAD outside the API, inside the guards (the Host check covers it).
     app.add_middleware(WebAppMiddleware, web_dir=resolved.server.web_dir or default_web_dir())
     _install_guards(app, resolved)
+    _frame_event_streams_in_openapi(app)
     return app
+
+
+def _frame_event_streams_in_openapi(app: FastAPI) -> None:
+    """The OpenAPI document, generated once, with the event streams' answers as SSE frames
+    (``api/runs/stream.framed_event_streams``)."""
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            run_stream.framed_event_streams(generate())
+        return generate()
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def _operation_id(route: APIRoute) -> str:

@@ -78,6 +78,24 @@ SSE_EVENT_SCHEMA: dict[str, Any] = {
 }
 
 
+def framed_event_streams(document: dict[str, Any]) -> None:
+    """The OpenAPI document's event-stream answers as what travels: each server-sent event a frame
+    (``SSE_EVENT_SCHEMA``) whose ``data`` string holds the JSON of the route's model, published by
+    ``contentMediaType``/``contentSchema`` (FastAPI writes the model's ``$ref`` beside ``type: string`` as the
+    stream's own schema, which a client checking the frames, e.g. Schemathesis, reads as the frame)."""
+    for operations in document.get("paths", {}).values():
+        for operation in operations.values():
+            for answer in operation.get("responses", {}).values():
+                stream = answer.get("content", {}).get(EventStream.media_type)
+                ref = stream.get("schema", {}).get("$ref") if stream else None
+                if stream is None or ref is None:
+                    continue
+                data = {**SSE_EVENT_SCHEMA["properties"]["data"]}
+                data.update(contentMediaType="application/json", contentSchema={"$ref": ref})
+                properties = {**SSE_EVENT_SCHEMA["properties"], "data": data}
+                stream["schema"] = {**SSE_EVENT_SCHEMA, "properties": properties}
+
+
 class EventStream(EventSourceResponse):
     """An SSE response whose media type the OpenAPI document knows (the event models are its schema)."""
 

@@ -4975,7 +4975,15 @@ export type RunListChangesResponses = {
     /**
      * A stream of server-sent events: `ready` first, then `status`, `phase` and `deleted` changes; `event` is the change, `data` a JSON object (the schema).
      */
-    200: RunListChange;
+    200: {
+        event?: string;
+        id?: string;
+        /**
+         * A JSON object: the event's fields.
+         */
+        data: string;
+        retry?: number;
+    };
 };
 
 export type RunListChangesResponse = RunListChangesResponses[keyof RunListChangesResponses];
@@ -5040,7 +5048,15 @@ export type RunEventsResponses = {
     /**
      * A stream of server-sent events: `id` is the event's number, `event` its type, `data` a JSON object (the schema): `type`, `run_id`, `seq`, `created_at` and the event's fields. Types: status, phase, language, clarification, clarification_progress, clarification_answer, assessment, plan, todo, task_progress, reference_followed, warning, draft_section, draft_text, remediation, outline, section, interrupt, report, error, done.
      */
-    200: RunEventPayload;
+    200: {
+        event?: string;
+        id?: string;
+        /**
+         * A JSON object: the event's fields.
+         */
+        data: string;
+        retry?: number;
+    };
 };
 
 export type RunEventsResponse = RunEventsResponses[keyof RunEventsResponses];
