@@ -35,6 +35,7 @@ from rabbithole.api.runs.service import RunService
 from rabbithole.api.security import BearerTokenMiddleware, BodySizeLimitMiddleware, TrustedHostMiddleware
 from rabbithole.api.spa import WebAppMiddleware, default_web_dir
 from rabbithole.core.config import Settings, load_settings
+from rabbithole.mcp.transports import HttpMcp
 from rabbithole.services import Services
 
 
@@ -42,6 +43,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     """The app over ``settings`` (default: loaded now, so bad settings fail here with their message rather
     than as "Application startup failed")."""
     resolved = settings or load_settings()
+    mcp_http = HttpMcp()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -67,7 +69,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             readiness.mark_ready()
         try:
             await runs.start()
-            yield
+            async with mcp_http.serving(services, runs):
+                yield
         finally:
             if warm_up is not None:
                 await warm_up
@@ -95,6 +98,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(session.router, prefix="/api")
     app.include_router(run_stream.router, prefix="/api")  # before /runs/{run_id}: /runs/events is a stream
     app.include_router(run_routes.router, prefix="/api")
+    app.router.routes.append(mcp_http.route)  # MCP over streamable HTTP at /mcp, inside the guards
     # The web app answers GET/HEAD outside the API, inside the guards (the Host check covers it).
     app.add_middleware(WebAppMiddleware, web_dir=resolved.server.web_dir or default_web_dir())
     _install_guards(app, resolved)

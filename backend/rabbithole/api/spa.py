@@ -27,8 +27,9 @@ from starlette.routing import BaseRoute, Match
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 #: Paths the API answers itself (exact paths and prefixes): never the web app.
-API_PATHS = ("/health", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc", "/api")
-API_PREFIXES = ("/api/", "/static-offline-docs/", "/docs/")
+#: /mcp: the MCP server (streamable HTTP, mcp/transports.py), behind the token like /api.
+API_PATHS = ("/health", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc", "/api", "/mcp")
+API_PREFIXES = ("/api/", "/static-offline-docs/", "/docs/", "/mcp/")
 
 #: Vite puts content-hashed files here: they never change under their name.
 HASHED_DIR = "assets/"

@@ -10,6 +10,7 @@ import typer
 from rabbithole.cli import (
     collections,
     ingest,
+    mcp,
     migrate,
     rebuild,
     references,
@@ -56,3 +57,4 @@ report.register(app)
 rebuild.register(app)
 migrate.register(app)
 transfer.register(app)
+mcp.register(app)

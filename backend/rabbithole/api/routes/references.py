@@ -11,6 +11,7 @@ from starlette.concurrency import run_in_threadpool
 
 from rabbithole.api.deps import ServicesDep
 from rabbithole.api.errors import responses
+from rabbithole.references.resolver import ResolvedReference
 
 router = APIRouter(tags=["references"])
 
@@ -68,17 +69,19 @@ class PassageReferenceOut(BaseModel):
 async def passage_references(name: str, chunk_id: str, services: ServicesDep) -> list[PassageReferenceOut]:
     """The references in one passage (a search result's `chunk_id`), resolved against the collection."""
     resolved = await run_in_threadpool(services.passage_references, name, chunk_id)
-    return [
-        PassageReferenceOut(
-            mention=r.reference.mention,
-            start=r.reference.start,
-            end=r.reference.end,
-            type=str(r.reference.type.value),
-            document=r.document,
-            section=r.section,
-            sections=list(r.labels),
-            resolved=r.reason is None and r.document is not None,
-            reason=r.reason.value if r.reason is not None else None,
-        )
-        for r in resolved
-    ]
+    return [reference_out(r) for r in resolved]
+
+
+def reference_out(r: ResolvedReference) -> PassageReferenceOut:
+    """A resolved reference as the API and the MCP server show it."""
+    return PassageReferenceOut(
+        mention=r.reference.mention,
+        start=r.reference.start,
+        end=r.reference.end,
+        type=str(r.reference.type.value),
+        document=r.document,
+        section=r.section,
+        sections=list(r.labels),
+        resolved=r.reason is None and r.document is not None,
+        reason=r.reason.value if r.reason is not None else None,
+    )
