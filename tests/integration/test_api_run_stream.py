@@ -22,7 +22,7 @@ import httpx
 import pytest
 
 from fixtures.backends import on_both_backends
-from fixtures.run_kb import RUN_COLLECTION
+from fixtures.run_kb import RUN_COLLECTION, ingested_kb
 from rabbithole.core.config import Settings
 from rabbithole.devtools.fake_ollama import FakeOllama
 
@@ -182,7 +182,27 @@ def test_two_clients_replay_and_reconnect(server_factory: Callable[[], Server]) 
     assert bad.status_code == 422
 
 
-def test_a_killed_server_resumes_the_run_on_restart(server_factory: Callable[[], Server]) -> None:
+@pytest.fixture
+def own_kb_servers(
+    tmp_path_factory: pytest.TempPathFactory, slow_ollama: FakeOllama
+) -> Iterator[Callable[[], Server]]:
+    """Servers over a small KB of their own: the run killed is the only one there (the shared KB holds runs
+    other tests left waiting or running, which a restarted server would resume beside it)."""
+    settings = ingested_kb(tmp_path_factory.mktemp("kill-kb"))
+    started: list[Server] = []
+
+    def factory() -> Server:
+        server = Server(settings, slow_ollama).start()
+        started.append(server)
+        return server
+
+    yield factory
+    for server in started:
+        server.stop()
+
+
+def test_a_killed_server_resumes_the_run_on_restart(own_kb_servers: Callable[[], Server]) -> None:
+    server_factory = own_kb_servers
     server = server_factory()
     run_id = httpx.post(f"{server.url}/api/runs", json=QUICK).json()["run_id"]
     stream = f"{server.url}/api/runs/{run_id}/events"

@@ -3,6 +3,7 @@ streamable HTTP mounted on the API server at /mcp, behind its guards (Host, Orig
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -47,9 +48,27 @@ class HttpMcp:
 
     @asynccontextmanager
     async def serving(self, services: Services, runs: RunService) -> AsyncIterator[None]:
+        """The SDK's session manager runs in a task of its own: its task group is entered and left in the
+        same task, whichever tasks enter and leave the API's lifespan (a test's async fixture sets up and
+        tears down in two)."""
         self.backend.attach(services, runs)
-        try:
+        started = asyncio.Event()
+        stop = asyncio.Event()
+
+        async def hold() -> None:
             async with self.server.session_manager.run():
-                yield
+                started.set()
+                await stop.wait()
+
+        task = asyncio.create_task(hold(), name="mcp-sessions")
+        waiter = asyncio.create_task(started.wait())
+        try:
+            await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+            if task.done():
+                waiter.cancel()
+                task.result()  # its start failed: raised here
+            yield
         finally:
+            stop.set()
+            await asyncio.gather(task, return_exceptions=True)
             self.backend.detach()
