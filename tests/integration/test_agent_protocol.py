@@ -14,6 +14,7 @@ import httpx
 import pytest
 from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
+from langgraph_sdk.schema import StreamMode
 
 from fixtures.api_server import serving
 from fixtures.run_http import INTERACTIVE, QUICK
@@ -24,19 +25,25 @@ from rabbithole.devtools.fake_ollama import FakeOllama
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(300)]
 
 RESEARCH_INPUT = {k: v for k, v in INTERACTIVE.items() if k != "mode"}
-ALL_MODES = ["values", "updates", "custom"]
+ALL_MODES: list[StreamMode] = ["values", "updates", "custom"]
 Frame = tuple[str, Any, str | None]
 
 
 @pytest.fixture
 def client_of(run_kb: Settings, fake_ollama: FakeOllama) -> Iterator[Any]:
-    """``async with client_of() as client``: a ``langgraph-sdk`` client of a real uvicorn serving the app."""
+    """``async with client_of() as client``: a ``langgraph-sdk`` client of a real uvicorn serving the app
+    (``llm_url``: another Ollama's address; ``token``: the server's token, which the client sends)."""
 
     @asynccontextmanager
-    async def start() -> AsyncIterator[LangGraphClient]:
-        settings = run_kb.model_copy(update={"llm": fake_ollama.settings()})
+    async def start(llm_url: str | None = None, token: str = "") -> AsyncIterator[LangGraphClient]:
+        llm = fake_ollama.settings()
+        if llm_url is not None:
+            llm = llm.model_copy(update={"base_url": llm_url, "request_timeout_s": 5})
+        server = run_kb.server.model_copy(update={"token": token})
+        settings = run_kb.model_copy(update={"llm": llm, "server": server})
+        headers = {"Authorization": f"Bearer {token}"} if token else None
         with serving(create_app(settings)) as url:
-            yield get_client(url=f"{url}/api/langgraph", api_key=None, timeout=60)
+            yield get_client(url=f"{url}/api/langgraph", api_key=None, headers=headers, timeout=60)
 
     yield start
 
@@ -167,3 +174,26 @@ async def test_wait_answers_the_final_values(client_of: Any) -> None:
         with pytest.raises(httpx.HTTPStatusError) as wrong:
             await client.runs.wait(thread_id, "report", command={"resume": "/end"})
         assert wrong.value.response.status_code == 422
+
+
+async def test_a_failed_run_streams_its_error(client_of: Any, dead_llm_url: str) -> None:
+    async with client_of(llm_url=dead_llm_url) as client:
+        thread_id = (await client.threads.create())["thread_id"]
+        received = await frames(client.runs.stream(thread_id, "research", input=dict(QUICK)))
+        errors = [data for event, data, _ in received if event == "error"]
+        assert len(errors) == 1 and "cannot reach Ollama" in errors[0]["message"], received
+        assert received[-1][0] == "end"
+        assert (await client.threads.get(thread_id))["status"] == "error"
+        assert [r["status"] for r in await client.runs.list(thread_id)] == ["error"]
+        assert (await client.runs.wait(thread_id, "research", raise_error=False))["__error__"][
+            "error"
+        ] == "RunError"
+
+
+async def test_the_token_guards_the_agent_protocol(client_of: Any) -> None:
+    async with client_of(token="s3cret-token") as client:
+        assert len(await client.assistants.search()) == 2
+        outsider = get_client(url=str(client.http.client.base_url), api_key=None)
+        with pytest.raises(httpx.HTTPStatusError) as refused:
+            await outsider.assistants.search()
+        assert refused.value.response.status_code == 401

@@ -96,8 +96,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(session.router, prefix="/api")
     app.include_router(run_stream.router, prefix="/api")  # before /runs/{run_id}: /runs/events is a stream
     app.include_router(run_routes.router, prefix="/api")
-    for router in agent_protocol_routers:  # LangGraph's Agent Protocol (api/agent_protocol/)
-        app.include_router(router, prefix=AGENT_PROTOCOL_PREFIX)
+    for router in agent_protocol_routers:  # LangGraph's Agent Protocol (api/agent_protocol/): its own
+        # schema, LangGraph's, not this document's (its clients are langgraph-sdk's, not the web app's)
+        app.include_router(router, prefix=AGENT_PROTOCOL_PREFIX, include_in_schema=False)
     # The web app answers GET/HEAD outside the API, inside the guards (the Host check covers it).
     app.add_middleware(WebAppMiddleware, web_dir=resolved.server.web_dir or default_web_dir())
     _install_guards(app, resolved)
