@@ -197,3 +197,30 @@ async def test_the_token_guards_the_agent_protocol(client_of: Any) -> None:
         with pytest.raises(httpx.HTTPStatusError) as refused:
             await outsider.assistants.search()
         assert refused.value.response.status_code == 401
+
+
+async def test_threads_by_id_and_what_is_refused(client_of: Any) -> None:
+    async with client_of() as client:
+        made = await client.threads.create(thread_id="my-thread-1", metadata={"n": 1})
+        assert made["thread_id"] == "my-thread-1" and made["values"] is None
+        again = await client.threads.create(thread_id="my-thread-1", if_exists="do_nothing")
+        assert again["metadata"] == {"n": 1}
+        state = await client.threads.get_state("my-thread-1")
+        assert state["values"] == {} and state["interrupts"] == []
+        assert await client.threads.get_history("my-thread-1") == []
+        refused = [
+            client.threads.create(thread_id="my-thread-1"),  # exists (if_exists raise): 409
+            client.threads.get("no-such-thread"),  # 404
+            client.assistants.get("no-such-assistant"),  # 404
+            client.runs.create("my-thread-1", "research"),  # a first run needs an input: 422
+            client.runs.create("my-thread-1", "report", input=dict(QUICK)),  # mode quick on the report graph
+            client.runs.create("my-thread-1", "research", input=dict(QUICK), stream_mode="messages"),
+        ]
+        codes = []
+        for call in refused:
+            with pytest.raises(httpx.HTTPStatusError) as caught:
+                await call
+            codes.append(caught.value.response.status_code)
+        assert codes == [409, 404, 404, 422, 422, 422]
+        assert (await client.threads.get("my-thread-1"))["status"] == "idle"
+        assert await client.runs.list("my-thread-1") == []
