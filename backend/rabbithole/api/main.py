@@ -13,6 +13,7 @@ from fastapi_offline import FastAPIOffline
 from starlette.middleware.cors import CORSMiddleware
 
 from rabbithole import __version__
+from rabbithole.api.agent_protocol import AGENT_PROTOCOL_PREFIX, agent_protocol_routers
 from rabbithole.api.docs_assets import serve_offline_redoc
 from rabbithole.api.errors import install_error_handlers
 from rabbithole.api.headers import SecurityHeadersMiddleware
@@ -99,6 +100,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(run_stream.router, prefix="/api")  # before /runs/{run_id}: /runs/events is a stream
     app.include_router(run_routes.router, prefix="/api")
     app.router.routes.append(mcp_http.route)  # MCP over streamable HTTP at /mcp, inside the guards
+    for router in agent_protocol_routers:  # LangGraph's Agent Protocol (api/agent_protocol/): its own
+        # schema, LangGraph's, not this document's (its clients are langgraph-sdk's, not the web app's)
+        app.include_router(router, prefix=AGENT_PROTOCOL_PREFIX, include_in_schema=False)
     # The web app answers GET/HEAD outside the API, inside the guards (the Host check covers it).
     app.add_middleware(WebAppMiddleware, web_dir=resolved.server.web_dir or default_web_dir())
     _install_guards(app, resolved)

@@ -122,12 +122,13 @@ class ResearchRunner:
         *,
         origin: RunOrigin = "cli",
         claim: tuple[str, datetime] | None = None,
+        run_id: str | None = None,
     ) -> RunRecord:
         """A new run (queued); nothing runs until ``advance``. Bad input is an InvalidRequestError.
         ``origin``: who created it (the server or the CLI), which decides how its errors say to resume it;
-        ``claim``: the lease it is created with (its creator executes it). The overrides are validated
-        here, once, and stored as validated (``RunRecord.settings``). Synchronous (the store's insert):
-        async code calls it in a thread."""
+        ``claim``: the lease it is created with (its creator executes it); ``run_id``: its id, if chosen.
+        The overrides are validated here, once, and stored as validated (``RunRecord.settings``).
+        Synchronous (the store's insert): async code calls it in a thread."""
         question = " ".join(question.split())
         if not question:
             raise InvalidRequestError("the question is empty")
@@ -150,6 +151,7 @@ class ResearchRunner:
             checked.model_dump(exclude_none=True),
             origin=origin,
             claim=claim,
+            run_id=run_id,
         )
 
     # -- running -------------------------------------------------------------------------------------

@@ -167,14 +167,16 @@ class RunStore:
         status: RunStatus = "queued",
         origin: RunOrigin = "cli",
         claim: tuple[str, datetime] | None = None,
+        run_id: str | None = None,
     ) -> RunRecord:
         """A new run. ``claim``: the lease (owner, until) it is created with, in the same insert, so no other
-        process adopts it between its creation and its creator's claim (``leases.RunLeases.new_claim``)."""
+        process adopts it between its creation and its creator's claim (``leases.RunLeases.new_claim``);
+        ``run_id``: its id when the caller chose it (an Agent Protocol thread's), a new one otherwise."""
         owner, lease_until = claim if claim is not None else (None, None)
         with self._sessions.begin() as session:
             last = session.scalar(select(RunRow.seq).order_by(RunRow.seq.desc()).limit(1)) or 0
             row = RunRow(
-                id=uuid.uuid4().hex,
+                id=run_id or uuid.uuid4().hex,
                 seq=last + 1,
                 question=question,
                 collections_json=json.dumps(list(collections)),

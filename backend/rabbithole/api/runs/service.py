@@ -179,12 +179,18 @@ class RunService:
     # -- requests ------------------------------------------------------------------------------------
 
     async def create(
-        self, question: str, collections: list[str], mode: RunMode, overrides: RunOverrides
+        self,
+        question: str,
+        collections: list[str],
+        mode: RunMode,
+        overrides: RunOverrides,
+        *,
+        run_id: str | None = None,
     ) -> RunRecord:
+        """A new run, submitted. ``run_id``: its id when the caller chose it (an Agent Protocol thread's)."""
         claim = self.leases.new_claim()  # no other server adopts it before this one submits it
-        record = await asyncio.to_thread(
-            self.runner.create, question, collections, mode, overrides, origin="server", claim=claim
-        )
+        create = partial(self.runner.create, origin="server", claim=claim, run_id=run_id)
+        record = await asyncio.to_thread(create, question, collections, mode, overrides)
         await self.lifecycle.announce(record)  # queued, as inserted
         await self._submit(_Job(record.id, None))
         return record

@@ -138,16 +138,24 @@ def _sse(event: RunEvent) -> ServerSentEvent:
 
 
 async def follow(service: RunService, run_id: str, after: int) -> AsyncIterator[ServerSentEvent]:
-    """The run's events numbered above ``after``: the backlog, then live ones, until a terminal event."""
+    """The run's events numbered above ``after`` as SSE: the backlog, then live ones, until a terminal
+    event."""
+    async for event in follow_events(service, run_id, after):
+        yield _sse(event)
+
+
+async def follow_events(service: RunService, run_id: str, after: int) -> AsyncIterator[RunEvent]:
+    """The run's events numbered above ``after``: the backlog, then live ones, until a terminal event (the
+    Agent Protocol's streams stop earlier, at an interrupt, by leaving the loop)."""
     with service.broker.run_subscription(run_id) as queue:
         last = after
         backlog = await asyncio.to_thread(service.events.after, run_id, after)
         for event in backlog:
             last = event.seq
-            yield _sse(event)
+            yield event
         for event in service.unsaved_events(run_id, last):  # a final event a full disk kept in memory
             last = event.seq
-            yield _sse(event)
+            yield event
             if event.type in TERMINAL:
                 return
         if service.relay is not None:  # a dropped listening connection catches up from here
@@ -172,7 +180,7 @@ async def follow(service: RunService, run_id: str, after: int) -> AsyncIterator[
                 later = await asyncio.to_thread(service.events.after, run_id, last)
                 for event in later:
                     last = event.seq
-                    yield _sse(event)
+                    yield event
                     if event.type in TERMINAL:
                         return
                 if not later and await _ended(service, run_id, last):
@@ -183,7 +191,7 @@ async def follow(service: RunService, run_id: str, after: int) -> AsyncIterator[
             if live.seq <= last:
                 continue
             last = live.seq
-            yield _sse(live)
+            yield live
             if live.type in TERMINAL:
                 return
 
