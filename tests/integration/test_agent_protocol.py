@@ -18,6 +18,7 @@ from langgraph_sdk.schema import StreamMode
 
 from fixtures.api_server import serving
 from fixtures.run_http import INTERACTIVE, QUICK
+from fixtures.run_kb import own_run_kb  # noqa: F401 (this module's own run_kb)
 from rabbithole.api.main import create_app
 from rabbithole.core.config import Settings
 from rabbithole.devtools.fake_ollama import FakeOllama

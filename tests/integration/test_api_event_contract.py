@@ -16,6 +16,7 @@ import pytest
 
 from fixtures.api_server import serving
 from fixtures.run_http import INTERACTIVE, QUICK
+from fixtures.run_kb import own_run_kb  # noqa: F401 (this module's own run_kb)
 from fixtures.sse import Sse, read_stream
 from rabbithole.api.main import create_app
 from rabbithole.api.runs.event_schemas import RunEventPayload, RunListChange

@@ -15,6 +15,7 @@ import pytest
 
 from fixtures.api_server import serving
 from fixtures.run_http import INTERACTIVE
+from fixtures.run_kb import own_run_kb  # noqa: F401 (this module's own run_kb)
 from rabbithole.api.main import create_app
 from rabbithole.core.config import Settings
 from rabbithole.devtools.fake_ollama import FakeOllama

@@ -13,6 +13,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 
 from fixtures.api_server import serving
 from fixtures.mcp_client import exercise
+from fixtures.run_kb import own_run_kb  # noqa: F401 (this module's own run_kb)
 from rabbithole.api.main import create_app
 from rabbithole.core.config import Settings
 from rabbithole.devtools.fake_ollama import FakeOllama

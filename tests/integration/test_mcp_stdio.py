@@ -11,7 +11,10 @@ from mcp import Client, StdioServerParameters
 
 from fixtures.api_server import free_port
 from fixtures.mcp_client import QUESTION, exercise, failure
-from fixtures.run_kb import RUN_COLLECTION
+from fixtures.run_kb import (
+    RUN_COLLECTION,
+    own_run_kb,  # noqa: F401 (this module's own run_kb)
+)
 from rabbithole.core.config import Settings
 from rabbithole.devtools.fake_ollama import FakeOllama
 
