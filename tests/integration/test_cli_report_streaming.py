@@ -1,25 +1,27 @@
 """`rabbithole research` prints the report as the model writes it (issue 26, point 3): a subprocess against
-the fake Ollama (50 ms per answer) over the session's sample index. Each section's sentences appear on
+the fake Ollama (50 ms per answer) over a small KB of the module's own (its run stays out of the session's
+sample index, whose later report runs it would change). Each section's sentences appear on
 stderr, with the page of every evidence id the run checked, while the run is still going; the checked
 report follows on stdout (``--json`` is unchanged: test_research_cli reads its stdout as one object)."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
 import threading
 
-from fixtures.cli_runs import cli_env
+from fixtures.run_kb import RUN_COLLECTION, own_run_kb  # noqa: F401 (this module's own run_kb)
+from rabbithole.core.config import Settings
 from rabbithole.devtools.fake_ollama import FakeOllama
-from rabbithole.services import Services
 
-QUESTION = "Wann müssen Strahlenschutzbereiche eingerichtet werden?"
+QUESTION = "Welche Pflichten regelt das PrüfG?"
 DRAFT_LINE = re.compile(r"^  ✎ (?P<heading>[^:]+): (?P<text>.+?)(?: \[(?P<pages>[^\]]+)\])?$")
 
 
 def test_the_draft_is_printed_as_it_is_written_then_the_checked_report(
-    sample_index: Services, fake_ollama: FakeOllama
+    run_kb: Settings, fake_ollama: FakeOllama
 ) -> None:
     fake_ollama.set_latency(50)
     process = subprocess.Popen(
@@ -30,12 +32,18 @@ def test_the_draft_is_printed_as_it_is_written_then_the_checked_report(
             "research",
             QUESTION,
             "-c",
-            "sample",
+            RUN_COLLECTION,
             "--mode",
             "quick",
             "--yes",
         ],
-        env=cli_env(sample_index, fake_ollama, COLUMNS="400"),
+        env={
+            **os.environ,
+            "RABBITHOLE_STORAGE__DATA_DIR": str(run_kb.storage.data_dir),
+            "RABBITHOLE_LLM__BASE_URL": fake_ollama.url,
+            "RABBITHOLE_LLM__REQUEST_TIMEOUT_S": "20",
+            "COLUMNS": "400",
+        },
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
