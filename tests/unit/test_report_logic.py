@@ -355,3 +355,24 @@ def test_sections_whose_placeholder_headings_share_a_question_get_different_head
         "Wer überwacht die Dosis?",
         "§ 80 Bevölkerung",
     ]
+
+
+def test_a_section_that_only_repeats_another_keeps_its_place_and_says_where_it_is_stated() -> None:
+    said = "Der Grenzwert der effektiven Dosis beträgt 20 Millisievert im Kalenderjahr."
+    first = SectionSpec(id="s1", title="Grenzwerte", research=True, questions=["Grenzwerte?"])
+    second = SectionSpec(id="s2", title="Berufliche Exposition", research=True, questions=["Wer?"])
+    done = [result(first, [evidence("e1", 0)], [["e1"]]), result(second, [evidence("e2", 10)], [["e2"]])]
+    drafts = [
+        DraftSection(heading="Grenzwerte", claims=[DraftClaim(text=said, evidence_ids=["e1"])]),
+        DraftSection(heading="Berufliche Exposition", claims=[DraftClaim(text=said, evidence_ids=["e2"])]),
+    ]
+    guarded = assembly.guarded_report("Thema", done, drafts, question="Thema", language="de")
+    (_, kept), (_, repeat) = guarded.sections
+    assert [(c.text, c.evidence_ids) for c in kept.claims] == [(said, ["e1", "e2"])]
+    assert repeat.heading == "Berufliche Exposition" and repeat.claims == []
+    assert repeat.note == "Was die Dokumente dazu sagen, steht bereits unter „Grenzwerte“."
+    markdown = assembly.section_markdown(repeat.heading, [], note=repeat.note)
+    assert (
+        markdown
+        == "## Berufliche Exposition\n\n*Was die Dokumente dazu sagen, steht bereits unter „Grenzwerte“.*"
+    )

@@ -145,3 +145,27 @@ def test_most_citations_weakly_supported_fails_the_report() -> None:
     failing = with_support(ReportChecks(), flagged, 2, 3)
     assert not failing.passed and failing.flagged_share == 0.667
     assert [(p.kind, p.sentence) for p in failing.problems] == [("weak_support", flagged[0][1])]
+
+
+def test_an_assembled_finding_cites_all_its_quotes_and_one_they_do_not_state_is_left_out() -> None:
+    """The CI failure of issue 26's stop: a finding (a whole Absatz) tied to two quotes, each alone holding
+    only some of its provisions, was said citing one of them; the claim stated §§ its quote did not."""
+    fact = "Die Behörde ermächtigt Ärzte nach den §§ 77 und 79, auch in Verbindung mit § 158 Absatz 3."
+    split = [
+        evidence("t2-b1-e1", "t2", fact).model_copy(
+            update={"quote": "nach den §§ 77 und 79", "section": "§ 175"}
+        ),
+        evidence("t2-b1-e2", "t2", fact).model_copy(
+            update={"quote": "in Verbindung mit § 158 Absatz 3", "section": "§ 175"}
+        ),
+    ]
+    unstated = evidence("t2-b2-e1", "t2", "Es gilt § 81.").model_copy(
+        update={"quote": "Es gilt die Vorschrift.", "section": "§ 175"}
+    )
+    tasks = [
+        TaskResult(task_id="t1", title="Grenzwerte", evidence=[E1, E2]),
+        TaskResult(task_id="t2", title="Ausnahmen", evidence=[*split, unstated]),
+    ]
+    planned = plan_sections([], tasks, [E1, E2, *split, unstated])
+    report = assemble_report(planned, {0: GOOD, 1: WEAK}, question="Q?", language="de", final=True)
+    assert [(c.text, c.evidence_ids) for c in report.sections[1].claims] == [(fact, ["t2-b1-e1", "t2-b1-e2"])]

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from rabbithole.research.evidence.citations import DraftClaim
 from rabbithole.research.models import Evidence
-from rabbithole.research.synthesis.consistency import correct_claims
+from rabbithole.research.evidence.consistency import missing_from
+from rabbithole.research.synthesis.consistency import cited_text, correct_claims, finding_claims
 
 QUOTE = (
     "Für beruflich exponierte Personen unter 18 Jahren beträgt der Grenzwert der effektiven Dosis "
@@ -78,3 +79,17 @@ def test_another_provision_is_replaced_and_without_a_supported_finding_the_sente
         ("rewritten", ["§ 9 AtG"]),
         ("removed", ["6 Millisievert"]),
     ]
+
+
+def test_a_finding_is_said_citing_every_quote_of_it_and_only_when_they_state_its_provisions() -> None:
+    """Extraction ties one fact to several runs of sentences, each its own piece of evidence; one alone may
+    hold only some of the fact's provisions (a whole Absatz copied as the fact, quoted in two places)."""
+    fact = "Die Behörde ermächtigt Ärzte nach den §§ 77 und 79, auch in Verbindung mit § 158 Absatz 3."
+    first = evidence("p1", "Überwachung nach den §§ 77 und 79", fact, section="§ 175")
+    second = evidence("p2", "auch in Verbindung mit § 158 Absatz 3", fact, section="§ 175")
+    alone = evidence(
+        "p3", "Überwachung nach den §§ 77 und 79", "Es gelten die §§ 77, 78 und 79.", section="§ 175"
+    )
+    claims = finding_claims([first, alone, second, E1])
+    assert [(c.text, c.evidence_ids) for c in claims] == [(fact, ["p1", "p2"]), (E1.fact, ["e1"])]
+    assert missing_from(fact, [cited_text(first)]) != []  # the first quote alone would not state it

@@ -111,21 +111,51 @@ def test_repeats_normalised_near_repeats_and_repeats_inside_one_claim() -> None:
     assert guarded.counts.sections_dropped == 0
 
 
-def test_kept_sections_keep_claims_that_only_repeat_other_sections() -> None:
+def test_kept_sections_that_only_repeat_other_sections_keep_their_place_empty_and_name_where() -> None:
     said = "The operator of the repository bears all costs of the site selection procedure."
     sections = [
-        GuardSection("Costs", [GuardClaim(said, ["e1"])]),
-        GuardSection("Operator", [GuardClaim(said, ["e2"]), GuardClaim(said, ["e3"])]),
-        GuardSection("Outlook", [GuardClaim(said, []), GuardClaim("Levies follow later.", [])]),
+        GuardSection("Costs", [GuardClaim(said, ["e1"])], key="s1"),
+        GuardSection("Operator", [GuardClaim(said, ["e2"]), GuardClaim(said, ["e3"])], key="s2"),
+        GuardSection("Outlook", [GuardClaim(said, []), GuardClaim("Levies follow later.", [])], key="s3"),
     ]
     guarded = guard_draft("Costs", sections, task_titles=[], question="q", language="en", keep_sections=True)
     assert [[(c.text, c.evidence_ids) for c in s.claims] for s in guarded.sections] == [
-        [(said, ["e1"])],
-        [(said, ["e2", "e3"])],
+        [(said, ["e1", "e2", "e3"])],
+        [],
         [("Levies follow later.", [])],
     ]
-    assert guarded.counts.repeated_claims_dropped == 2 and guarded.counts.sections_dropped == 0
+    assert [s.repeats for s in guarded.sections] == [None, "s1", None]
+    assert guarded.counts.repeated_claims_dropped == 3 and guarded.counts.sections_dropped == 0
     dropped = guard_draft("Costs", sections, task_titles=[], question="q", language="en")
     assert [s.heading for s in dropped.sections] == ["Costs", "Outlook"]
     assert dropped.sections[0].claims[0].evidence_ids == ["e1", "e2", "e3"]
     assert dropped.counts.sections_dropped == 1
+
+
+def test_a_sentence_an_earlier_claim_says_is_cut_from_a_longer_claim() -> None:
+    """A finding quoted whole holds a sentence another finding states alone: the report says it once."""
+    alone = (
+        "(3) Eine Festlegung von Dosisrichtwerten soll insbesondere dann in die Planung aufgenommen werden."
+    )
+    whole = f"(2) Der Strahlenschutzverantwortliche legt Dosisrichtwerte fest. {alone}"
+    sections = [
+        GuardSection("Planung", [GuardClaim(alone, ["e1"])]),
+        GuardSection("Pflichten", [GuardClaim(whole, ["e2"]), GuardClaim(alone + " Abs. 2 gilt.", ["e3"])]),
+    ]
+    guarded = guard_draft("R", sections, task_titles=[], question="q", language="de")
+    assert [[(c.text, c.evidence_ids) for c in s.claims] for s in guarded.sections] == [
+        [(alone, ["e1", "e3"])],
+        [("(2) Der Strahlenschutzverantwortliche legt Dosisrichtwerte fest.", ["e2"])],
+    ]
+    assert guarded.counts.repeated_sentences_collapsed == 1 and guarded.counts.repeated_claims_dropped == 1
+
+
+def test_sentences_are_split_as_on_the_page_so_an_abbreviation_cuts_nothing() -> None:
+    first = "Nach § 7 Abs. 2 des Atomgesetzes ist die Genehmigung zu versagen."
+    second = "Nach § 9 Abs. 2 des Atomgesetzes ist die Genehmigung zu versagen."
+    sections = [
+        GuardSection("A", [GuardClaim(first, ["e1"])]),
+        GuardSection("B", [GuardClaim(second, ["e2"])]),
+    ]
+    guarded = guard_draft("R", sections, task_titles=[], question="q", language="de")
+    assert [[c.text for c in s.claims] for s in guarded.sections] == [[first], [second]]

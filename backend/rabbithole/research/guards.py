@@ -8,11 +8,15 @@ guarded, with counts of what each guard did:
 - repeated claims collapsed: a sentence seen before anywhere in the report (normalised: case, whitespace,
   punctuation, citation marks), or a near-repeat (token-set Jaccard >= 0.9, sentences of 6+ words), is
   dropped and its evidence ids merged into the kept one; a sentence repeated inside one claim is said once;
+  a sentence of ``SENTENCE_MIN_WORDS``+ words that an earlier claim already says is cut from a claim of
+  several sentences (a finding quoted whole holds sentences other findings state alone), and a claim left
+  with nothing new is a repeat;
 - placeholder headings (and duplicate headings) replaced: by the section's own hint when it has one, else
   by the next plan task title no other heading uses, else (last resort, counted) "Part k"/"Teil k";
   a placeholder title becomes the question (or the first task title);
 - empty sections (no claims left) dropped (with ``keep_sections``, as for report mode's approved outline, a
-  section whose every claim repeats other sections keeps them instead);
+  section whose every claim repeats other sections keeps its place, empty, with ``repeats``: the key of
+  the section that says them first, for the caller's note);
 - claims whose text is a placeholder or a schema field's description dropped (counted);
 - uncited claims kept and flagged (``GuardClaim.uncited``).
 
@@ -27,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from rabbithole.research.evidence.citations import strip_markers
+from rabbithole.research.evidence.sentences import split_sentences
 from rabbithole.research.models import TextGuards
 
 __all__ = [
@@ -42,6 +47,9 @@ __all__ = [
 #: Near-repeats: token-set Jaccard at least this, both sentences at least ``NEAR_MIN_WORDS`` words.
 NEAR_JACCARD = 0.9
 NEAR_MIN_WORDS = 6
+#: A sentence inside a claim is compared on its own from this many words (a split after "Abs." or "S."
+#: leaves fragments such as "37" that many claims share).
+SENTENCE_MIN_WORDS = 4
 
 _FALLBACK_HEADING = {"de": "Teil", "en": "Part"}
 
@@ -114,12 +122,15 @@ class GuardClaim:
 @dataclass(slots=True)
 class GuardSection:
     """A section; ``hint``: its replacement heading when its own is a placeholder (report mode: the
-    outline's question), before the plan's task titles; ``key``: the caller's id of it, passed through."""
+    outline's question), before the plan's task titles; ``key``: the caller's id of it, passed through;
+    ``repeats`` (set by the guard, ``keep_sections`` only): the key of the earlier section that says every
+    claim this one had."""
 
     heading: str
     claims: list[GuardClaim] = field(default_factory=list)
     hint: str | None = None
     key: str | None = None
+    repeats: str | None = None
 
 
 @dataclass(slots=True)
@@ -177,17 +188,61 @@ def _near(a: set[str], b: set[str]) -> bool:
 
 @dataclass(slots=True)
 class _Seen:
-    """The claims kept so far, by normalised sentence and by token set (for near-repeats)."""
+    """The claims kept so far: by normalised text, by token set (for near-repeats), by each sentence of
+    ``SENTENCE_MIN_WORDS``+ words, and the key of the section each stands in."""
 
     by_key: dict[str, GuardClaim] = field(default_factory=dict)
     tokens: list[tuple[set[str], GuardClaim]] = field(default_factory=list)
+    sentences: dict[str, GuardClaim] = field(default_factory=dict)
+    section_of: dict[int, str | None] = field(default_factory=dict)
 
     def find(self, key: str, tokens: set[str]) -> GuardClaim | None:
         return self.by_key.get(key) or next((c for t, c in self.tokens if _near(tokens, t)), None)
 
-    def add(self, key: str, tokens: set[str], claim: GuardClaim) -> None:
-        self.by_key[key] = claim
-        self.tokens.append((tokens, claim))
+    def add(self, kept: _Kept, section: str | None) -> None:
+        self.by_key[kept.key] = kept.claim
+        self.tokens.append((kept.tokens, kept.claim))
+        for sentence in kept.sentences:
+            self.sentences.setdefault(sentence, kept.claim)
+        self.section_of[id(kept.claim)] = section
+
+
+@dataclass(slots=True)
+class _Kept:
+    key: str
+    tokens: set[str]
+    sentences: list[str]
+    claim: GuardClaim
+
+
+def _sentence_keys(text: str) -> list[tuple[str, str]]:
+    """``text``'s sentences (the page splitter's rules: "Abs. 2" ends nothing) with their normalised
+    form, the form empty for a sentence shorter than ``SENTENCE_MIN_WORDS`` words."""
+    out: list[tuple[str, str]] = []
+    for span in split_sentences(text, max_chars=len(text) + 1):
+        sentence = text[span.start : span.end]
+        key = normalise_sentence(sentence)
+        out.append((sentence, key if len(key.split()) >= SENTENCE_MIN_WORDS else ""))
+    return out
+
+
+def _unsaid(text: str, *seen: _Seen) -> tuple[str, GuardClaim | None]:
+    """``text`` without the sentences a kept claim says already, and the claim that says the first of
+    them (None: nothing cut, ``text`` as it was). Empty text: nothing of it is new."""
+    parts = _sentence_keys(text)
+    kept: list[str] = []
+    first: GuardClaim | None = None
+    for sentence, key in parts:
+        said = next((s.sentences[key] for s in seen if key and key in s.sentences), None)
+        if said is None:
+            kept.append(sentence)
+        elif first is None:
+            first = said
+    if first is None:
+        return text, None
+    if not any(key for sentence, key in parts if sentence in kept):
+        return "", first  # only fragments left
+    return " ".join(kept), first
 
 
 def _merge(into: GuardClaim, ids: Sequence[str]) -> None:
@@ -195,29 +250,38 @@ def _merge(into: GuardClaim, ids: Sequence[str]) -> None:
 
 
 def _dedupe_section(
-    claims: Sequence[GuardClaim], earlier: _Seen
-) -> tuple[list[tuple[str, set[str], GuardClaim]], list[tuple[GuardClaim, list[str]]]]:
+    claims: Sequence[GuardClaim], earlier: _Seen, counts: TextGuards
+) -> tuple[list[_Kept], list[tuple[GuardClaim, list[str]]]]:
     """A section's claims without the repeats of each other or of ``earlier`` claims, and the ids to
     merge into the earlier claims they repeat (not merged yet)."""
     own = _Seen()
-    kept: list[tuple[str, set[str], GuardClaim]] = []
+    kept: list[_Kept] = []
     merges: list[tuple[GuardClaim, list[str]]] = []
     for claim in claims:
         key = normalise_sentence(claim.text)
         if not key:
             continue
         tokens = set(key.split())
-        mine = own.find(key, tokens)
-        if mine is not None:
-            _merge(mine, claim.evidence_ids)
+        repeated = own.find(key, tokens) or earlier.find(key, tokens)
+        text = claim.text
+        if repeated is None:
+            text, repeated = _unsaid(claim.text, own, earlier)
+            if text:
+                if repeated is not None:
+                    counts.repeated_sentences_collapsed += 1
+                    key = normalise_sentence(text)
+                    tokens = set(key.split())
+                repeated = None
+        if repeated is not None:
+            if id(repeated) in own.section_of:
+                _merge(repeated, claim.evidence_ids)
+            else:
+                merges.append((repeated, claim.evidence_ids))
             continue
-        other = earlier.find(key, tokens)
-        if other is not None:
-            merges.append((other, claim.evidence_ids))
-            continue
-        guarded = GuardClaim(text=claim.text, evidence_ids=list(dict.fromkeys(claim.evidence_ids)))
-        own.add(key, tokens, guarded)
-        kept.append((key, tokens, guarded))
+        guarded = GuardClaim(text=text, evidence_ids=list(dict.fromkeys(claim.evidence_ids)))
+        made = _Kept(key, tokens, [k for _, k in _sentence_keys(text) if k], guarded)
+        own.add(made, None)
+        kept.append(made)
     return kept, merges
 
 
@@ -232,15 +296,20 @@ def _dedupe_claims(
         collapsed = [_collapse_inner(c.text) for c in real]
         counts.repeated_sentences_collapsed += sum(n for _, n in collapsed)
         claims = [GuardClaim(t, c.evidence_ids) for (t, _), c in zip(collapsed, real, strict=True)]
-        kept, merges = _dedupe_section(claims, seen)
-        if not kept and keep_sections:
-            kept, merges = _dedupe_section(claims, _Seen())  # repeats of other sections only: kept
+        kept, merges = _dedupe_section(claims, seen, counts)
         for earlier, ids in merges:
             _merge(earlier, ids)
-        for key, tokens, claim in kept:
-            seen.add(key, tokens, claim)
+        for made in kept:
+            seen.add(made, section.key)
         counts.repeated_claims_dropped += sum(1 for c in claims if normalise_sentence(c.text)) - len(kept)
-        out.append(GuardSection(section.heading, [c for _, _, c in kept], hint=section.hint, key=section.key))
+        repeats = None
+        if not kept and merges and keep_sections:  # its place in the outline stays, pointing at them
+            repeats = seen.section_of.get(id(merges[0][0]))
+        out.append(
+            GuardSection(
+                section.heading, [m.claim for m in kept], hint=section.hint, key=section.key, repeats=repeats
+            )
+        )
     return out
 
 
@@ -284,10 +353,11 @@ def guard_draft(
 ) -> GuardedDraft:
     """The draft with every guard applied, and the counts (see the module's docstring). With
     ``keep_sections`` (report mode: the sections of the approved outline), a section whose every claim
-    repeats other sections keeps them (only its repeats of each other go) rather than being dropped."""
+    repeats other sections keeps its place, empty, with ``repeats`` naming the section that says them
+    (the caller notes it) rather than being dropped."""
     counts = TextGuards()
     guarded = _dedupe_claims(sections, counts, keep_sections=keep_sections)
-    kept = [s for s in guarded if s.claims]
+    kept = [s for s in guarded if s.claims or (keep_sections and s.repeats is not None)]
     counts.sections_dropped = len(guarded) - len(kept)
     _replace_headings(kept, task_titles, language, counts)
     for section in kept:

@@ -20,6 +20,7 @@ from rabbithole.research.evidence.citations import (
 from rabbithole.research.guards import GuardClaim, GuardSection, guard_draft, is_placeholder
 from rabbithole.research.models import ClaimView, Evidence, TextGuards
 from rabbithole.research.report.models import SectionResult
+from rabbithole.research.report.prompts import labels
 
 
 def canonical_ids(per_section: Sequence[Sequence[Evidence]]) -> tuple[dict[str, str], list[Evidence]]:
@@ -120,9 +121,9 @@ def guarded_report(
     """The text guards (``research.guards``) over all sections together: a sentence repeated in another
     section is dropped there (the research sections keep theirs: a framing section that repeats them loses
     the repeat, wherever it stands); a placeholder heading takes its section's first question; a
-    placeholder title the question. A section of the approved outline is never dropped for repeating others
-    (it keeps those claims); one the model left without claims is. Outline order is kept, and so is each
-    section's note."""
+    placeholder title the question. A section of the approved outline is never dropped for repeating others:
+    it keeps its place with a note naming the section that says them (its evidence ids merged there); one
+    the model left without claims is dropped. Outline order is kept, and so is each section's note."""
     framing = {r.section.id: _framing_heading(i, sections, language) for i, r in enumerate(sections)}
     pairs = sorted(zip(sections, drafts, strict=True), key=lambda p: not p[0].section.research)
     taken = {d.heading.strip().casefold() for _, d in pairs if not is_placeholder(d.heading)}
@@ -149,13 +150,22 @@ def guarded_report(
         keep_sections=True,
     )
     order = {r.section.id: i for i, r in enumerate(sections)}
+    headings = {str(g.key): g.heading for g in guarded.sections}
+    stated_under = labels(language)["stated_under"]
+
+    def note(g: GuardSection) -> str | None:
+        if g.repeats is None:
+            return notes[str(g.key)]
+        said = stated_under.format(heading=headings[g.repeats])
+        return " ".join(n for n in (notes[str(g.key)], said) if n)
+
     kept = [
         (
             sections[order[str(g.key)]],
             DraftSection(
                 heading=g.heading,
                 claims=[DraftClaim(text=c.text, evidence_ids=c.evidence_ids) for c in g.claims],
-                note=notes[str(g.key)],
+                note=note(g),
             ),
         )
         for g in sorted(guarded.sections, key=lambda g: order[str(g.key)])

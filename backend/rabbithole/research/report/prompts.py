@@ -22,6 +22,7 @@ LABELS = {
         "unread": "Das Modell konnte {count} nicht lesen ({places}): seine Antworten waren ungültig oder "
         "abgeschnitten.",
         "unread_open": "Ob die Dokumente dazu Belege enthalten, ist damit offen.",
+        "stated_under": "Was die Dokumente dazu sagen, steht bereits unter „{heading}“.",
     },
     "en": {
         "contents": "Contents",
@@ -31,6 +32,7 @@ LABELS = {
         "passages": "retrieved passages",
         "unread": "The model could not read {count} ({places}): its answers were invalid or cut.",
         "unread_open": "Whether the documents hold evidence on this is therefore open.",
+        "stated_under": "What the documents say on this is stated under “{heading}”.",
     },
 }
 

@@ -13,7 +13,7 @@ from rabbithole.research.guards import GuardClaim, GuardSection, guard_draft
 from rabbithole.research.language import language_name
 from rabbithole.research.models import AssembledSection, ClaimCorrection, ReportChecks, TextGuards
 from rabbithole.research.synthesis.checks import SectionCheck, check_section, report_checks
-from rabbithole.research.synthesis.consistency import correct_claims
+from rabbithole.research.synthesis.consistency import correct_claims, finding_claims
 from rabbithole.research.synthesis.prompts import labels
 from rabbithole.research.synthesis.sections import SectionDraft, SectionPlan, assembled_section
 
@@ -54,25 +54,30 @@ def _guard(
     return {s.key or "": s for s in guarded.sections}, guarded.counts
 
 
-def _say_pinned(sections: list[DraftSection], planned: Sequence[SectionPlan]) -> None:
+Shown = list[tuple[str, str, list[DraftClaim]]]  # (key, heading, claims) of the sections to guard
+
+
+def _say_pinned(shown: Shown, planned: Sequence[SectionPlan]) -> Shown:
     """A provision the question or a task names is said in the report: its finding (what it provides, or
-    the statement that it does not answer the question), citing it, in its task's section, when no
-    sentence cites it yet (issue 30)."""
-    cited = {i for s in sections for c in s.claims for i in c.evidence_ids}
-    by_heading = {s.heading: s for s in sections}
+    the statement that it does not answer the question), citing it and the other quotes of that finding,
+    in its task's section, when no sentence cites it yet (issue 30); before the guards, so a finding some
+    sentence says already only adds its ids there. One whose quotes do not state its numbers and
+    provisions is not said (``consistency.finding_claims``)."""
+    cited = {i for _, _, claims in shown for c in claims for i in c.evidence_ids}
+    out = [(key, heading, list(claims)) for key, heading, claims in shown]
+    by_heading = {heading: claims for _, heading, claims in out}
     for p in planned:
-        missing = [e for e in p.task.evidence if e.pinned and e.id not in cited and e.fact.strip()]
-        if not missing:
+        facts = {e.fact for e in p.task.evidence if e.pinned and e.id not in cited and e.fact.strip()}
+        claims = finding_claims([e for e in p.task.evidence if e.fact in facts]) if facts else []
+        if not claims:
             continue
-        section = by_heading.get(p.heading)
-        if section is None:
-            section = DraftSection(heading=p.heading)
-            sections.append(section)
-            by_heading[p.heading] = section
-        section.claims.extend(DraftClaim(text=" ".join(e.fact.split()), evidence_ids=[e.id]) for e in missing)
-        cited.update(e.id for e in missing)
+        if p.heading in by_heading:
+            by_heading[p.heading].extend(claims)
+        else:
+            by_heading[p.heading] = list(claims)
+            out.append((f"pinned-{p.index}", p.heading, by_heading[p.heading]))
     order = {p.heading: p.index for p in planned}
-    sections.sort(key=lambda s: order.get(s.heading, len(order)))
+    return sorted(out, key=lambda s: order.get(s[1], len(order)))
 
 
 def _removed(corrections: Sequence[ClaimCorrection]) -> int:
@@ -104,7 +109,7 @@ def assemble_report(
         p.index: check_section(d, first.get(str(p.index)), removed=_removed(corrections[p.index]))
         for p, d in written
     }
-    shown: list[tuple[str, str, Sequence[DraftClaim]]] = []
+    shown: Shown = []
     notes_by_key: dict[str, str] = {}
     candidates: dict[str, tuple[AssembledSection, str]] = {}  # by key: the section, why (a failure)
     shown_indices: set[int] = set()
@@ -127,6 +132,7 @@ def assemble_report(
             heading=p.heading, task_id=p.task.task_id, reason=reason, note=section.note or ""
         )
         candidates[key] = (made, failure)
+    shown = _say_pinned(shown, planned)
     final_sections, _ = _guard(shown, titles, question, language)
     sections: list[DraftSection] = []
     for key, _, _ in shown:
@@ -141,7 +147,6 @@ def assemble_report(
                 note=notes_by_key.get(key),
             )
         )
-    _say_pinned(sections, planned)
     assembled = [a for a, _ in candidates.values()]
     claims = [c for s in sections for c in s.claims]
     # before the last pass an unusable section is a problem (it is written again); on the last, it was

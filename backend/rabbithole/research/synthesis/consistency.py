@@ -52,3 +52,20 @@ def correct_claims(
             )
         )
     return out, corrections
+
+
+def finding_claims(evidence: Sequence[Evidence]) -> list[DraftClaim]:
+    """Each distinct finding of ``evidence`` (by its fact, in order) as a claim citing every piece of
+    ``evidence`` that quotes it, when those quotes together state all its numbers, dates and provisions;
+    a finding they do not is left out. (Extraction ties one fact to several runs of sentences, each its own
+    piece of evidence: one of them alone may hold only some of the fact's provisions.)"""
+    by_fact: dict[str, list[Evidence]] = {}
+    for e in evidence:
+        fact = " ".join(e.fact.split())
+        if fact:
+            by_fact.setdefault(fact, []).append(e)
+    return [
+        DraftClaim(text=fact, evidence_ids=list(dict.fromkeys(e.id for e in pieces)))
+        for fact, pieces in by_fact.items()
+        if not missing_from(fact, [cited_text(e) for e in pieces])
+    ]

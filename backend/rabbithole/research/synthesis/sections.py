@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 
 from rabbithole.research.evidence.citations import DraftClaim, DraftSection, same_source
 from rabbithole.research.models import Evidence, TaskResult, TaskSpec
+from rabbithole.research.synthesis.consistency import finding_claims
 
 #: Findings an assembled section lists at most (answering ones first).
 MAX_ASSEMBLED = 12
@@ -76,8 +77,5 @@ def assembled_section(heading: str, evidence: Sequence[Evidence], note: str) -> 
     """The section from the task's verified findings: each finding's fact, citing its own evidence
     (answering findings first, primary before secondary before tertiary, then as found)."""
     answering = [e for e in evidence if e.answers] or list(evidence)
-    ranked = sorted(answering, key=lambda e: _TIER_ORDER.get(e.tier, 3))[:MAX_ASSEMBLED]
-    claims = [
-        DraftClaim(text=" ".join(e.fact.split()), evidence_ids=[e.id]) for e in ranked if e.fact.strip()
-    ]
-    return DraftSection(heading=heading, claims=claims, note=note)
+    ranked = sorted(answering, key=lambda e: _TIER_ORDER.get(e.tier, 3))
+    return DraftSection(heading=heading, claims=finding_claims(ranked)[:MAX_ASSEMBLED], note=note)
