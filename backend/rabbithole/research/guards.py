@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from rabbithole.research.evidence.citations import strip_markers
 from rabbithole.research.evidence.sentences import split_sentences
 from rabbithole.research.models import TextGuards
+from rabbithole.research.placeholders import heading_key as _key
+from rabbithole.research.placeholders import is_placeholder
 
 __all__ = [
     "GuardClaim",
@@ -52,64 +54,6 @@ NEAR_MIN_WORDS = 6
 SENTENCE_MIN_WORDS = 4
 
 _FALLBACK_HEADING = {"de": "Teil", "en": "Part"}
-
-#: Schema field and class names, and generic placeholders, compared normalised (see ``_key``).
-_PLACEHOLDER_WORDS = {
-    # the output schemas' class and field names
-    "reportdraft",
-    "report draft",
-    "reportsection",
-    "report section",
-    "report sections",
-    "sectiondraft",
-    "section draft",
-    "claim",
-    "claims",
-    "evidence",
-    "text",
-    "heading",
-    "headings",
-    "section heading",
-    "sectionheading",
-    "section title",
-    "title",
-    "report title",
-    "title of the report",
-    "sections",
-    "section",
-    "string",
-    "str",
-    "none",
-    "null",
-    "todo",
-    "tbd",
-    "placeholder",
-    "example",
-    "untitled",
-    # German placeholders
-    "abschnitt",
-    "abschnitte",
-    "überschrift",
-    "ueberschrift",
-    "titel",
-    "abschnittsüberschrift",
-    "kapitel",
-    "berichtstitel",
-    "titel des berichts",
-    "aussagen",
-    "aussage",
-    "thema",
-    # the schemas' field descriptions, copied as content
-    "one sentence of the report without citation marks",
-    "one sentence of the report",
-    "ids of the evidence that supports it",
-}
-#: "Section 3", "Abschnitt 2", "Heading 1", "Kapitel 4" (a number alone after a placeholder word; "Section
-#: 4.2 of the standard" has more words and is a real heading).
-_NUMBERED = re.compile(
-    r"^(?:section|sections|abschnitt|heading|überschrift|kapitel|chapter|part|teil|title|titel|claim|claims)"
-    r"\s*(?:\d+|[ivx]+)$"
-)
 
 
 @dataclass(slots=True)
@@ -138,23 +82,6 @@ class GuardedDraft:
     title: str
     sections: list[GuardSection]
     counts: TextGuards
-
-
-def _key(text: str) -> str:
-    """Lower case, no markdown heading marks, no punctuation, whitespace collapsed."""
-    text = unicodedata.normalize("NFKC", text).strip().lstrip("#").strip().lower()
-    text = re.sub(r"[<>\[\]{}()\"'`*_:.…,;!?\-–—]+", " ", text)
-    return " ".join(text.split())
-
-
-def is_placeholder(heading: str) -> bool:
-    """A schema field or class name or a generic placeholder (not a real heading)."""
-    key = _key(heading)
-    if not key or not any(ch.isalnum() for ch in key):
-        return True
-    return (
-        key in _PLACEHOLDER_WORDS or bool(_NUMBERED.match(key)) or key.replace(" ", "") in _PLACEHOLDER_WORDS
-    )
 
 
 def normalise_sentence(text: str) -> str:
