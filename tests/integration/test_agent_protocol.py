@@ -124,6 +124,14 @@ async def test_an_interactive_run_from_thread_to_report(client_of: Any) -> None:
         final = [data for event, data, _ in first if event == "values"][-1]
         assert final["result"]["report_markdown"] and "__interrupt__" not in final
 
+        replayed = await frames(  # "-1": from the run's start, as useStream's joinStream asks by default
+            joiner.runs.join_stream(
+                thread_id, first[0][1]["run_id"], stream_mode=ALL_MODES, last_event_id="-1"
+            )
+        )
+        assert [(e, i) for e, _, i in replayed] == [(e, i) for e, _, i in first]
+        assert [f for f in replayed if f[0] != "values"] == [f for f in first if f[0] != "values"]
+
         done = await client.threads.get(thread_id)
         assert done["status"] == "idle" and done["interrupts"] == {}
         runs = await client.runs.list(thread_id)
@@ -223,5 +231,10 @@ async def test_threads_by_id_and_what_is_refused(client_of: Any) -> None:
                 await call
             codes.append(caught.value.response.status_code)
         assert codes == [409, 404, 404, 422, 422, 422]
+        with pytest.raises(httpx.HTTPStatusError) as not_served:
+            await client.runs.create(
+                "my-thread-1", "research", input=dict(QUICK), stream_mode=["values", "events"]
+            )
+        assert "stream mode 'events' is not served" in not_served.value.response.text
         assert (await client.threads.get("my-thread-1"))["status"] == "idle"
         assert await client.runs.list("my-thread-1") == []

@@ -63,7 +63,8 @@ async def start_run(
     service: RunService, registry: AgentRegistry, thread_id: str, body: RunCreate
 ) -> AgentRunEntry:
     """A new Agent Protocol run on the thread; a thread whose run executes refuses it (409,
-    multitask_strategy ``reject``)."""
+    multitask_strategy ``reject``); a stream mode that is not served is refused before (422)."""
+    body.modes()
     assistant = find_assistant(body.assistant_id)
     async with registry.starting:
         record = await require_thread(service, registry, thread_id)
