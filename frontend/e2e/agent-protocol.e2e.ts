@@ -8,12 +8,14 @@
 import { Client } from '@langchain/langgraph-sdk';
 import { afterEach, expect, test } from 'vitest';
 
-import { baseUrl, ollamaUrl, QUESTION } from './helpers';
+import { api, baseUrl, ollamaUrl, QUESTION } from './helpers';
 import { LAWS, setModelLatency } from './stack';
 
 const MODES = ['values', 'updates', 'custom'] as const;
-/** Two clarification rounds at most: the answer to the first leads to the plan. */
-const INPUT = { question: QUESTION, collections: [LAWS], settings: { depth: 0, max_clarify_rounds: 2 } };
+const INPUT = { question: QUESTION, collections: [LAWS] };
+/** The run's settings (the assistant's context): two clarification rounds at most, so the answer to the
+ * first leads to the plan. */
+const CONTEXT = { depth: 0, max_clarify_rounds: 2 };
 
 interface Frame {
   event: string;
@@ -87,6 +89,7 @@ test('an interactive run from an empty thread to its report, joined by a second 
   const asked = await collect(
     lg.runs.stream(threadId, 'research', {
       input: INPUT,
+      context: CONTEXT,
       streamMode: [...MODES],
       onRunCreated: (meta) => (created = meta),
     }),
@@ -100,6 +103,10 @@ test('an interactive run from an empty thread to its report, joined by a second 
   expect(clarification!.questions!.length).toBeGreaterThan(0);
   const lastValues = record(asked.filter((f) => f.event === 'values').at(-1)!.data);
   expect((lastValues.__interrupt__ as InterruptItem[])[0]!.value).toEqual(clarification);
+
+  // the thread is the Rabbithole run of the same id, with the context as its settings
+  const detail = await api<{ overrides: Record<string, unknown> }>(`api/runs/${threadId}`);
+  expect(detail.overrides).toEqual(expect.objectContaining(CONTEXT));
 
   const waiting = await lg.threads.getState(threadId);
   // useStream reads a thread's pending interrupts from its tasks
@@ -173,11 +180,13 @@ test('an interactive run from an empty thread to its report, joined by a second 
   expect(done.metadata).toEqual({ topic: 'Gebühren' });
 });
 
-test('a stream mode the subset does not serve is refused with a message naming it', async () => {
+test('a stream mode the subset does not serve, and settings that do not fit, are refused naming them', async () => {
   const lg = client();
   const threadId = (await lg.threads.create()).thread_id;
-  const refused = collect(lg.runs.stream(threadId, 'research', { input: INPUT, streamMode: ['values', 'messages-tuple'] }));
-  await expect(refused).rejects.toThrow(/HTTP 422: .*stream mode 'messages-tuple' is not served/);
+  const modes = collect(lg.runs.stream(threadId, 'research', { input: INPUT, streamMode: ['values', 'messages-tuple'] }));
+  await expect(modes).rejects.toThrow(/HTTP 422: .*stream mode 'messages-tuple' is not served/);
+  const settings = lg.runs.create(threadId, 'research', { input: INPUT, context: { depth: 99 } });
+  await expect(settings).rejects.toThrow(/HTTP 422: .*settings\.depth/);
   expect((await lg.threads.get(threadId)).status).toBe('idle');
 });
 
@@ -185,7 +194,7 @@ test('a running run is cancelled; a busy thread refuses a second run', async () 
   await setModelLatency(ollamaUrl(), 300);
   const lg = client();
   const threadId = (await lg.threads.create()).thread_id;
-  const run = await lg.runs.create(threadId, 'research', { input: { ...INPUT, mode: 'quick' } });
+  const run = await lg.runs.create(threadId, 'research', { input: { ...INPUT, mode: 'quick' }, context: CONTEXT });
   expect(['pending', 'running']).toContain(run.status);
   expect((await lg.threads.get(threadId)).status).toBe('busy');
   await expect(

@@ -224,13 +224,16 @@ async def test_threads_by_id_and_what_is_refused(client_of: Any) -> None:
             client.runs.create("my-thread-1", "research"),  # a first run needs an input: 422
             client.runs.create("my-thread-1", "report", input=dict(QUICK)),  # mode quick on the report graph
             client.runs.create("my-thread-1", "research", input=dict(QUICK), stream_mode="messages"),
+            client.runs.create(
+                "my-thread-1", "research", input=dict(QUICK), context={"depth": 99}
+            ),  # settings
         ]
         codes = []
         for call in refused:
             with pytest.raises(httpx.HTTPStatusError) as caught:
                 await call
             codes.append(caught.value.response.status_code)
-        assert codes == [409, 404, 404, 422, 422, 422]
+        assert codes == [409, 404, 404, 422, 422, 422, 422]
         with pytest.raises(httpx.HTTPStatusError) as not_served:
             await client.runs.create(
                 "my-thread-1", "research", input=dict(QUICK), stream_mode=["values", "events"]

@@ -34,6 +34,11 @@ def _first_run(thread_id: str, graph: str, body: RunCreate) -> CreateRun:
     if body.input is None:
         raise InvalidRequestError(f"thread {thread_id} has no run yet: its first run needs an input")
     given = dict(body.input)
+    if body.context:
+        settings = given.get("settings") or {}
+        if not isinstance(settings, dict):
+            raise InvalidRequestError("the run's input.settings must be an object")
+        given["settings"] = {**settings, **body.context}
     if graph == "report":
         if given.get("mode", "report") != "report":
             raise InvalidRequestError("the report assistant runs in mode 'report' only")
@@ -50,6 +55,10 @@ def _answer(thread_id: str, body: RunCreate) -> ResumeBody:
     if body.input is not None:
         raise InvalidRequestError(
             f"thread {thread_id} has its run: answer its interrupt with command.resume instead of an input"
+        )
+    if body.context:
+        raise InvalidRequestError(
+            f"thread {thread_id} has its run: its settings (context) were fixed by its first run"
         )
     resume = body.command.resume if body.command is not None else None
     payload: Any = {"answer": resume} if isinstance(resume, str) else resume or {}

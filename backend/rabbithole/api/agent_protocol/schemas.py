@@ -143,12 +143,14 @@ class Command(BaseModel):
 
 class RunCreate(BaseModel):
     """A run on a thread. The first run's ``input``: the question and collections (and, as /api/runs takes
-    them, ``mode``, ``settings``, report fields); a later run's ``command.resume``: the answer to the
-    pending interrupt (a string answers a clarification question)."""
+    them, ``mode``, ``settings``, report fields), its ``context``: settings too (the assistant's context
+    schema; they win over the input's); a later run's ``command.resume``: the answer to the pending
+    interrupt (a string answers a clarification question)."""
 
     assistant_id: str
     input: dict[str, Any] | None = None
     command: Command | None = None
+    context: dict[str, Any] | None = None
     stream_mode: str | list[str] = "values"
     metadata: dict[str, Any] | None = None
     multitask_strategy: Literal["reject"] = "reject"
