@@ -73,14 +73,14 @@ async def start_run(
 ) -> AgentRunEntry:
     """A new Agent Protocol run on the thread; a thread whose run executes refuses it (409,
     multitask_strategy ``reject``); a stream mode that is not served is refused before (422)."""
-    body.modes()
+    modes = body.modes()
     assistant = find_assistant(body.assistant_id)
     async with registry.starting:
         record = await require_thread(service, registry, thread_id)
         metadata = body.metadata or {}
         if record is None:
             request = _first_run(thread_id, assistant.graph_id, body)
-            entry = registry.add_run(thread_id, assistant.assistant_id, 0, metadata)
+            entry = registry.add_run(thread_id, assistant.assistant_id, 0, metadata, modes)
             try:
                 await service.create(
                     request.question,
@@ -100,7 +100,7 @@ async def start_run(
             raise RunStateError(f"thread {thread_id} is busy (multitask_strategy 'reject')")
         answer = _answer(thread_id, body)
         start_seq = await service.last_event(thread_id)
-        entry = registry.add_run(thread_id, assistant.assistant_id, start_seq, metadata)
+        entry = registry.add_run(thread_id, assistant.assistant_id, start_seq, metadata, modes)
         try:
             await service.resume(thread_id, answer)
         except BaseException:
