@@ -118,11 +118,22 @@ async def test_an_interactive_run_from_thread_to_report(client_of: Any) -> None:
                 )
         assert first[-1][0] == "end" and joined[-1][0] == "end"
         assert joined[0] == first[0]  # metadata
-        assert joined[1:] == [f for f in first[1:] if f[2] is None or int(f[2]) > after]
+        later = [f for f in first[1:] if f[2] is None or int(f[2]) > after]
+        assert [(e, i) for e, _, i in joined[1:]] == [(e, i) for e, _, i in later]
+        # a values frame is the state when it is sent (the two clients read it at different moments)
+        assert [f for f in joined[1:] if f[0] != "values"] == [f for f in later if f[0] != "values"]
         report = [data for event, data, _ in first if event == "updates" and "report" in data]
         assert len(report) == 1
         final = [data for event, data, _ in first if event == "values"][-1]
         assert final["result"]["report_markdown"] and "__interrupt__" not in final
+
+        replayed = await frames(  # "-1": from the run's start, as useStream's joinStream asks by default
+            joiner.runs.join_stream(
+                thread_id, first[0][1]["run_id"], stream_mode=ALL_MODES, last_event_id="-1"
+            )
+        )
+        assert [(e, i) for e, _, i in replayed] == [(e, i) for e, _, i in first]
+        assert [f for f in replayed if f[0] != "values"] == [f for f in first if f[0] != "values"]
 
         done = await client.threads.get(thread_id)
         assert done["status"] == "idle" and done["interrupts"] == {}
@@ -216,12 +227,20 @@ async def test_threads_by_id_and_what_is_refused(client_of: Any) -> None:
             client.runs.create("my-thread-1", "research"),  # a first run needs an input: 422
             client.runs.create("my-thread-1", "report", input=dict(QUICK)),  # mode quick on the report graph
             client.runs.create("my-thread-1", "research", input=dict(QUICK), stream_mode="messages"),
+            client.runs.create(
+                "my-thread-1", "research", input=dict(QUICK), context={"depth": 99}
+            ),  # settings
         ]
         codes = []
         for call in refused:
             with pytest.raises(httpx.HTTPStatusError) as caught:
                 await call
             codes.append(caught.value.response.status_code)
-        assert codes == [409, 404, 404, 422, 422, 422]
+        assert codes == [409, 404, 404, 422, 422, 422, 422]
+        with pytest.raises(httpx.HTTPStatusError) as not_served:
+            await client.runs.create(
+                "my-thread-1", "research", input=dict(QUICK), stream_mode=["values", "events"]
+            )
+        assert "stream mode 'events' is not served" in not_served.value.response.text
         assert (await client.threads.get("my-thread-1"))["status"] == "idle"
         assert await client.runs.list("my-thread-1") == []

@@ -34,6 +34,11 @@ def _first_run(thread_id: str, graph: str, body: RunCreate) -> CreateRun:
     if body.input is None:
         raise InvalidRequestError(f"thread {thread_id} has no run yet: its first run needs an input")
     given = dict(body.input)
+    if body.context:
+        settings = given.get("settings") or {}
+        if not isinstance(settings, dict):
+            raise InvalidRequestError("the run's input.settings must be an object")
+        given["settings"] = {**settings, **body.context}
     if graph == "report":
         if given.get("mode", "report") != "report":
             raise InvalidRequestError("the report assistant runs in mode 'report' only")
@@ -51,6 +56,10 @@ def _answer(thread_id: str, body: RunCreate) -> ResumeBody:
         raise InvalidRequestError(
             f"thread {thread_id} has its run: answer its interrupt with command.resume instead of an input"
         )
+    if body.context:
+        raise InvalidRequestError(
+            f"thread {thread_id} has its run: its settings (context) were fixed by its first run"
+        )
     resume = body.command.resume if body.command is not None else None
     payload: Any = {"answer": resume} if isinstance(resume, str) else resume or {}
     try:
@@ -63,14 +72,15 @@ async def start_run(
     service: RunService, registry: AgentRegistry, thread_id: str, body: RunCreate
 ) -> AgentRunEntry:
     """A new Agent Protocol run on the thread; a thread whose run executes refuses it (409,
-    multitask_strategy ``reject``)."""
+    multitask_strategy ``reject``); a stream mode that is not served is refused before (422)."""
+    modes = body.modes()
     assistant = find_assistant(body.assistant_id)
     async with registry.starting:
         record = await require_thread(service, registry, thread_id)
         metadata = body.metadata or {}
         if record is None:
             request = _first_run(thread_id, assistant.graph_id, body)
-            entry = registry.add_run(thread_id, assistant.assistant_id, 0, metadata)
+            entry = registry.add_run(thread_id, assistant.assistant_id, 0, metadata, modes)
             try:
                 await service.create(
                     request.question,
@@ -90,7 +100,7 @@ async def start_run(
             raise RunStateError(f"thread {thread_id} is busy (multitask_strategy 'reject')")
         answer = _answer(thread_id, body)
         start_seq = await service.last_event(thread_id)
-        entry = registry.add_run(thread_id, assistant.assistant_id, start_seq, metadata)
+        entry = registry.add_run(thread_id, assistant.assistant_id, start_seq, metadata, modes)
         try:
             await service.resume(thread_id, answer)
         except BaseException:

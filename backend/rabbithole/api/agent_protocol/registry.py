@@ -12,7 +12,7 @@ from typing import Any
 
 from fastapi import Request
 
-from rabbithole.api.agent_protocol.schemas import AgentRunStatus, ThreadStatus
+from rabbithole.api.agent_protocol.schemas import AgentRunStatus, StreamMode, ThreadStatus
 from rabbithole.research.models import RunStatus
 from rabbithole.runs.event_log import RunEvent
 
@@ -50,6 +50,7 @@ class AgentRunEntry:
     assistant_id: str
     start_seq: int  # the Rabbithole run's last event before this run began
     metadata: dict[str, Any]
+    stream_modes: list[StreamMode]  # what it was started with: a join without stream_mode streams these
     created_at: datetime = field(default_factory=lambda: datetime.now(UTC))
 
 
@@ -72,9 +73,14 @@ class AgentRegistry:
         return entry
 
     def add_run(
-        self, thread_id: str, assistant_id: str, start_seq: int, metadata: dict[str, Any]
+        self,
+        thread_id: str,
+        assistant_id: str,
+        start_seq: int,
+        metadata: dict[str, Any],
+        stream_modes: list[StreamMode],
     ) -> AgentRunEntry:
-        entry = AgentRunEntry(str(uuid.uuid4()), thread_id, assistant_id, start_seq, metadata)
+        entry = AgentRunEntry(str(uuid.uuid4()), thread_id, assistant_id, start_seq, metadata, stream_modes)
         self.runs.setdefault(thread_id, []).append(entry)
         return entry
 

@@ -11,7 +11,7 @@ from sse_starlette import EventSourceResponse
 from rabbithole.api.agent_protocol.frames import run_frames
 from rabbithole.api.agent_protocol.lifecycle import agent_run, run_end, start_run
 from rabbithole.api.agent_protocol.registry import AgentRegistry, AgentRunEntry, ending
-from rabbithole.api.agent_protocol.schemas import STREAM_MODES, AgentRun, RunCreate, StreamMode
+from rabbithole.api.agent_protocol.schemas import AgentRun, RunCreate, served_modes
 from rabbithole.api.agent_protocol.state import thread_state
 from rabbithole.api.agent_protocol.threads import RegistryDep, require_thread
 from rabbithole.api.deps import RunServiceDep
@@ -20,11 +20,20 @@ from rabbithole.api.runs.stream import PING_S, follow_events, replay_start
 from rabbithole.core.errors import NotFoundError, RunStateError
 
 router = APIRouter(tags=["agent protocol"])
+#: The Last-Event-ID that asks for a run's stream from its start (LangGraph's server reads it so).
+REPLAY_ALL = "-1"
 
 
 def _location(entry: AgentRunEntry) -> dict[str, str]:
     """The run's address, from which ``langgraph-sdk`` reads the new run's id (``on_run_created``)."""
     return {"Content-Location": f"/threads/{entry.thread_id}/runs/{entry.run_id}"}
+
+
+def _stream_location(entry: AgentRunEntry) -> dict[str, str]:
+    """A stream's headers: the run's address, and in ``Location`` its stream's (relative to the client's
+    base URL, as LangGraph's server sends it), where both SDKs reconnect a dropped stream by themselves
+    with the last frame's id as Last-Event-ID."""
+    return {**_location(entry), "Location": f"/threads/{entry.thread_id}/runs/{entry.run_id}/stream"}
 
 
 async def _entry(runs: RunService, registry: AgentRegistry, thread_id: str, run_id: str) -> AgentRunEntry:
@@ -70,7 +79,7 @@ async def stream_run(
     """Start a run and stream it until its interrupt or end."""
     entry = await start_run(runs, registry, thread_id, body)
     frames = run_frames(runs, entry, body.modes(), entry.start_seq, ended=False)
-    return EventSourceResponse(frames, ping=PING_S, headers=_location(entry))
+    return EventSourceResponse(frames, ping=PING_S, headers=_stream_location(entry))
 
 
 @router.post("/threads/{thread_id}/runs/wait")
@@ -120,17 +129,21 @@ async def join_run_stream(
     run_id: str,
     runs: RunServiceDep,
     registry: RegistryDep,
-    stream_mode: Annotated[list[StreamMode] | None, Query()] = None,
+    stream_mode: Annotated[list[str] | None, Query()] = None,
     last_event_id: Annotated[str | None, Header()] = None,
 ) -> EventSourceResponse:
-    """Join the run's stream: the frames after Last-Event-ID (from the run's start without it), then live
-    ones, until its interrupt or end."""
+    """Join the run's stream: the frames after Last-Event-ID (from the run's start without it, or with
+    ``-1``, which ``useStream`` sends to replay a run), then live ones, until its interrupt or end; in
+    ``stream_mode``, or without it the modes the run was started with (an SDK that reconnects a dropped
+    stream names none)."""
+    requested = served_modes(stream_mode) if stream_mode else None
     entry = await _entry(runs, registry, thread_id, run_id)
-    after = max(replay_start(None, last_event_id), entry.start_seq)
+    modes = requested or entry.stream_modes
+    replay = last_event_id is not None and last_event_id.strip() == REPLAY_ALL
+    after = max(replay_start(None, None if replay else last_event_id), entry.start_seq)
     status, last, _ = await run_end(runs, entry)
-    modes = stream_mode or list(STREAM_MODES)
     frames = run_frames(runs, entry, modes, after, ended=status is not None and last <= after)
-    return EventSourceResponse(frames, ping=PING_S)
+    return EventSourceResponse(frames, ping=PING_S, headers=_stream_location(entry))
 
 
 @router.get("/threads/{thread_id}/runs/{run_id}/join")

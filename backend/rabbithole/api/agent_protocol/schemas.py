@@ -8,11 +8,33 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rabbithole.core.errors import InvalidRequestError
+
 ThreadStatus = Literal["idle", "busy", "interrupted", "error"]
 AgentRunStatus = Literal["pending", "running", "error", "success", "timeout", "interrupted"]
 StreamMode = Literal["values", "updates", "custom"]
 #: The stream modes served; the others (messages, events, debug, ...) are refused with 422.
 STREAM_MODES: tuple[StreamMode, ...] = ("values", "updates", "custom")
+_NO_MESSAGES = (
+    "the research and report graphs keep no chat messages and stream no model tokens (their progress "
+    "and draft text come in mode 'custom', their state in 'values')"
+)
+
+
+def served_modes(requested: list[str]) -> list[StreamMode]:
+    """The requested stream modes, each one served (InvalidRequestError, 422, naming the first that is not:
+    ``useStream`` asks for ``messages-tuple`` as soon as a component reads its ``messages``)."""
+    served: list[StreamMode] = []
+    for mode in requested:
+        known = next((m for m in STREAM_MODES if m == mode), None)
+        if known is not None:
+            served.append(known)
+            continue
+        why = _NO_MESSAGES if mode in ("messages", "messages-tuple") else "the subset does not serve it"
+        raise InvalidRequestError(
+            f"stream mode '{mode}' is not served: {why}; the modes served are {', '.join(STREAM_MODES)}"
+        )
+    return served
 
 
 class Assistant(BaseModel):
@@ -121,20 +143,23 @@ class Command(BaseModel):
 
 class RunCreate(BaseModel):
     """A run on a thread. The first run's ``input``: the question and collections (and, as /api/runs takes
-    them, ``mode``, ``settings``, report fields); a later run's ``command.resume``: the answer to the
-    pending interrupt (a string answers a clarification question)."""
+    them, ``mode``, ``settings``, report fields), its ``context``: settings too (the assistant's context
+    schema; they win over the input's); a later run's ``command.resume``: the answer to the pending
+    interrupt (a string answers a clarification question)."""
 
     assistant_id: str
     input: dict[str, Any] | None = None
     command: Command | None = None
-    stream_mode: StreamMode | list[StreamMode] = "values"
+    context: dict[str, Any] | None = None
+    stream_mode: str | list[str] = "values"
     metadata: dict[str, Any] | None = None
     multitask_strategy: Literal["reject"] = "reject"
 
     model_config = ConfigDict(extra="ignore")
 
     def modes(self) -> list[StreamMode]:
-        return [self.stream_mode] if isinstance(self.stream_mode, str) else list(self.stream_mode)
+        """The stream modes asked for (InvalidRequestError, 422, for one that is not served)."""
+        return served_modes([self.stream_mode] if isinstance(self.stream_mode, str) else self.stream_mode)
 
 
 class AgentRun(BaseModel):
