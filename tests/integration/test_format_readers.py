@@ -103,7 +103,8 @@ def test_html_main_text_without_navigation_with_headings_and_line_breaks(tmp_pat
         "<h1>Leitfaden Strahlenschutz</h1><p>Dieser Leitfaden erläutert die Pflichten der Betreiber.</p>"
         "<h2>1 Aufsicht</h2><p>Die Behörde prüft jährlich.<br>Sie kann Anordnungen treffen.</p>"
         "<h2>2 Messungen</h2><table><tr><td>Ort</td><td>Wert</td></tr>"
-        "<tr><td>Halle 1</td><td>0,2 mSv</td></tr></table></main><footer>© Behörde, Impressum</footer></body></html>",
+        "<tr><td>Halle 1</td><td>0,2 mSv</td></tr></table></main>"
+        "<footer>© Behörde, Impressum</footer></body></html>",
         encoding="utf-8",
     )
     doc = parse_document(page)
