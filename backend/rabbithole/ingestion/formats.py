@@ -49,6 +49,10 @@ def looks_like_text(head: bytes) -> bool:
     return not any(b < 9 or (13 < b < 32 and b != 27) or b == 11 for b in head[:MAGIC_WINDOW])
 
 
+def _what(head: bytes) -> str:
+    return "a PDF" if is_pdf(head) else describe_content(head)
+
+
 def _pdf_refusal(head: bytes) -> str | None:
     return None if is_pdf(head) else f"not a PDF: its content is {describe_content(head)}"
 
@@ -57,13 +61,13 @@ def _docx_refusal(head: bytes) -> str | None:
     # an OLE file may be a password-protected .docx: accepted, its reader says which it is
     if head.startswith((ZIP_MAGIC, OLE_MAGIC)):
         return None
-    return f"not a Word .docx file: its content is {describe_content(head)}"
+    return f"not a Word .docx file: its content is {_what(head)}"
 
 
 def _text_refusal(what: str) -> Callable[[bytes], str | None]:
     def refusal(head: bytes) -> str | None:
         if is_pdf(head) or not looks_like_text(head):
-            return f"not {what}: its content is {describe_content(head)}"
+            return f"not {what}: its content is {_what(head)}"
         return None
 
     return refusal
