@@ -20,8 +20,10 @@ from fixtures.format_files import (
     write_latin1_markdown,
 )
 from rabbithole.core.config import IngestionSettings
+from rabbithole.core.errors import InvalidRequestError
 from rabbithole.core.models import ParsedDocument
 from rabbithole.devtools.format_copies import write_copy
+from rabbithole.ingestion.discovery import discover
 from rabbithole.ingestion.errors import (
     CorruptDocumentError,
     EmptyDocumentError,
@@ -204,3 +206,18 @@ def test_the_format_table_names_every_suffix_read() -> None:
     pdf = format_of("AtG.pdf")
     assert pdf is not None and pdf.viewer == "pdf"
     assert format_of("Tabelle.xlsx") is None
+
+
+def test_discovery_picks_up_every_format_read_in_a_collection_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "akte"
+    (folder / "sub").mkdir(parents=True)
+    for name in ("a.pdf", "b.DOCX", "c.html", "d.htm", "sub/e.md", "f.markdown", "g.txt", "h.xlsx", "i.doc"):
+        (folder / name).write_bytes(b"x")
+    [source] = discover(folder)
+    assert [source.file_name(p) for p in source.files] == [
+        "a.pdf", "b.DOCX", "c.html", "d.htm", "f.markdown", "g.txt", "sub/e.md"
+    ]  # fmt: skip
+    [single] = discover(folder / "b.DOCX")
+    assert [p.name for p in single.files] == ["b.DOCX"] and not single.complete
+    with pytest.raises(InvalidRequestError, match=r"h\.xlsx: not a type that can be ingested; PDF, Word"):
+        discover(folder / "h.xlsx")
