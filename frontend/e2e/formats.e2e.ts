@@ -70,11 +70,9 @@ test('a dropped DOCX is ingested; a search hit opens its text with the passage h
   const marked = (await mark.textContent()) ?? '';
   expect(marked.length).toBeGreaterThan(50);
   expect(await text.textContent()).toContain(marked);
-  // the mark is scrolled into the text's box
+  // the start of the mark is scrolled into the text's box
   const [box, markBox] = [await text.boundingBox(), await mark.boundingBox()];
-  expect(box !== null && markBox !== null && markBox.y < box.y + box.height && markBox.y + markBox.height > box.y).toBe(
-    true,
-  );
+  expect(box !== null && markBox !== null && markBox.y >= box.y && markBox.y < box.y + box.height).toBe(true);
   const headings = viewer.getByTestId('viewer-heading-path');
   expect(await headings.textContent()).toMatch(/^Headings: .*§ \d+/);
   expect(await viewer.getByTestId('pdf-page').count()).toBe(0);

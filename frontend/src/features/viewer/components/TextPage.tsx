@@ -3,9 +3,13 @@ import { useI18n } from "../../../shared/i18n/i18n";
 import type { TextRange } from "../lib/highlight";
 import { scrollWithin } from "../lib/scrollWithin";
 
+/** Room above a quote taller than the text's box, whose start is scrolled to the box's top. */
+const START_MARGIN_PX = 8;
+
 /**
  * A page of a document that has no pages of its own (DOCX, HTML, Markdown, text): its stored text, the text
- * quotes are cut from, with the quote marked and scrolled into view.
+ * quotes are cut from, with the quote marked and scrolled into view (its start, when it is taller than
+ * the box).
  */
 export function TextPage({
   document,
@@ -22,7 +26,13 @@ export function TextPage({
   const body = useRef<HTMLDivElement>(null);
   const mark = useRef<HTMLElement>(null);
   useEffect(() => {
-    if (body.current && mark.current) scrollWithin(body.current, mark.current);
+    const box = body.current;
+    const marked = mark.current;
+    if (!box || !marked) return;
+    const markTop = marked.getBoundingClientRect().top - box.getBoundingClientRect().top;
+    // a quote taller than the box starts at its top; a shorter one stands in its middle
+    if (marked.getBoundingClientRect().height > box.clientHeight) box.scrollTop += markTop - START_MARGIN_PX;
+    else scrollWithin(box, marked);
   }, [text, range]);
   return (
     <div
