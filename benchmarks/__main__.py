@@ -23,6 +23,7 @@ MODULES = (
     "benchmarks.bench_quality",
     "benchmarks.bench_support",
     "benchmarks.bench_references",
+    "benchmarks.bench_formats",
     "benchmarks.bench_research",
     "benchmarks.bench_pinned",
     "benchmarks.bench_web",

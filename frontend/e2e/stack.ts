@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const sampleKb = path.join(repoRoot, 'kb', 'sample');
-const venvBin = path.join(repoRoot, '.venv', 'bin');
+export const venvBin = path.join(repoRoot, '.venv', 'bin');
 
 /** The PDFs of collection "laws" (small statutes of kb/sample). */
 export const LAW_PDFS = ['AtKostV.pdf', 'BAStrlSchG.pdf'];

@@ -1,4 +1,4 @@
-/** Uploads and names in the browser: a collection named "Meine Akte", a drop of an empty file and a text file
+/** Uploads and names in the browser: a collection named "Meine Akte", a drop of an empty file and a spreadsheet
  * beside a PDF with a long name (clear messages, the PDF ingested, its name wrapped at 390 px), and the runs
  * list searched, filtered by status and a run deleted. */
 import { readFile } from 'node:fs/promises';
@@ -21,7 +21,7 @@ afterAll(async () => {
 
 const LONG_NAME = `${'Verordnung-über-die-Deckungsvorsorge-nach-dem-Atomgesetz-'.repeat(3)}Fassung-2024.pdf`;
 
-test('"Meine Akte" is created as meine-akte; an empty file and a text file are refused by name, the PDF is ingested', async () => {
+test('"Meine Akte" is created as meine-akte; an empty file and a spreadsheet are refused by name, the PDF is ingested', async () => {
   const { page, errors } = await openPage(browser, `${baseUrl()}#/collections`);
   const name = page.getByLabel('Collection name');
   await name.fill('Meine Akte');
@@ -35,7 +35,7 @@ test('"Meine Akte" is created as meine-akte; an empty file and a text file are r
       const bytes = Uint8Array.from(atob(pdfBase64), (c) => c.charCodeAt(0));
       const transfer = new DataTransfer();
       transfer.items.add(new File([], 'leer.pdf', { type: 'application/pdf' }));
-      transfer.items.add(new File(['Notizen zur Akte'], 'notes.txt', { type: 'text/plain' }));
+      transfer.items.add(new File(['PK\x03\x04 Zellen'], 'tabelle.xlsx'));
       transfer.items.add(new File([bytes], longName, { type: 'application/pdf' }));
       return transfer;
     },
@@ -46,10 +46,11 @@ test('"Meine Akte" is created as meine-akte; an empty file and a text file are r
   const refused = page.getByRole('list', { name: 'Files not uploaded' });
   await refused.waitFor();
   const empty = refused.getByRole('listitem').filter({ hasText: 'leer.pdf' });
-  const text = refused.getByRole('listitem').filter({ hasText: 'notes.txt' });
-  expect(await empty.textContent()).toContain('not uploaded: the file is empty (0 bytes). Only PDF files are read.');
-  expect(await text.textContent()).toContain('not uploaded: not a PDF (a “.txt” file). Only PDF files are read.');
-  expect(await page.getByText('notes.txt.pdf').count()).toBe(0);
+  const sheet = refused.getByRole('listitem').filter({ hasText: 'tabelle.xlsx' });
+  const read = 'PDF, Word (.docx), HTML, Markdown and text files are read.';
+  expect(await empty.textContent()).toContain(`not uploaded: the file is empty (0 bytes). ${read}`);
+  expect(await sheet.textContent()).toContain(`not uploaded: a “.xlsx” file cannot be read. ${read}`);
+  expect(await page.getByText('tabelle.xlsx.pdf').count()).toBe(0);
 
   const uploads = page.getByRole('list', { name: 'Uploads' });
   expect(await uploads.getByRole('listitem').count()).toBe(1);

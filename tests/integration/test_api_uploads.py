@@ -139,26 +139,27 @@ def test_the_pdf_is_served_with_ranges(api: str, tmp_path: Path) -> None:
         assert httpx.get(f"{api}/api/collections/viewer/documents/{name}/pdf").status_code == 404
 
 
-def test_an_empty_file_and_a_text_file_are_refused_by_name_and_the_pdf_is_ingested(
+def test_an_empty_file_and_a_spreadsheet_are_refused_by_name_and_the_pdf_is_ingested(
     api: str, tmp_path: Path
 ) -> None:
-    """Each refused file under the name it was sent with (never made into "notes.txt.pdf"), saying what is
-    wrong with it; the PDF beside them is ingested, its title listed once with its abbreviation."""
+    """Each refused file under the name it was sent with (never made into "tabelle.xlsx.pdf"), saying what
+    is wrong with it; the PDF beside them is ingested, its title listed once with its abbreviation."""
     assert httpx.post(f"{api}/api/collections", json={"name": "mixed"}).status_code == 201
     files = [
         ("files", ("leer.pdf", b"", "application/pdf")),
-        ("files", ("notes.txt", "Notizen zur Prüfung\n".encode(), "text/plain")),
+        ("files", ("tabelle.xlsx", b"PK\x03\x04" + bytes(100), "application/vnd.ms-excel")),
         ("files", ("Gesetz.pdf", build_legal_pdf(tmp_path / "g.pdf").read_bytes(), "application/pdf")),
     ]
     started = httpx.post(f"{api}/api/collections/mixed/documents", files=files, timeout=60)
     assert started.status_code == 202, started.text
     job = _job(api, started.json()["id"])
     states = {f["file_name"]: (f["status"], f["reason"]) for f in job["files"]}
-    assert set(states) == {"leer.pdf", "notes.txt", "Gesetz.pdf"}
+    assert set(states) == {"leer.pdf", "tabelle.xlsx", "Gesetz.pdf"}
     assert states["Gesetz.pdf"] == ("ingested", None)
-    assert states["leer.pdf"] == ("rejected", "the file is empty (0 bytes); only PDF files are read")
-    not_pdf = "not a PDF: its content is plain text; only PDF files are read"
-    assert states["notes.txt"] == ("rejected", not_pdf)
+    read = "only PDF, Word (.docx), HTML, Markdown and plain text files are read"
+    assert states["leer.pdf"] == ("rejected", f"the file is empty (0 bytes); {read}")
+    not_read = "not a type that can be ingested: its content is a ZIP archive (for example a Word .docx or"
+    assert states["tabelle.xlsx"] == ("rejected", f"{not_read} OpenDocument file); {read}")
 
     alone = httpx.post(f"{api}/api/collections/mixed/documents", files=[files[0]])
     assert alone.status_code == 422
@@ -182,11 +183,14 @@ def test_uploads_need_an_existing_collection_and_unknown_jobs_are_404(api: str) 
     httpx.post(f"{api}/api/collections", json={"name": "empty"})
     nothing = httpx.post(
         f"{api}/api/collections/empty/documents",
-        files=[("files", ("a.pdf", b"<html>", "application/pdf")), ("files", ("b.txt", b"x", "text/plain"))],
+        files=[
+            ("files", ("a.pdf", b"<html>", "application/pdf")),
+            ("files", ("b.bin", b"\x00x", "text/plain")),
+        ],
     )
     assert nothing.status_code == 422
     message = nothing.json()["error"]["message"]
-    assert "a.pdf: not a PDF" in message and "b.txt: not a PDF" in message
+    assert "a.pdf: not a PDF" in message and "b.bin: not a type that can be ingested" in message
     assert httpx.get(f"{api}/api/jobs/unknown").status_code == 404
 
 

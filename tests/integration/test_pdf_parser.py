@@ -283,8 +283,8 @@ def test_whole_sample_parses_and_chunks_consistently() -> None:
 def test_parser_is_picked_by_file_type(tmp_path: Path) -> None:
     assert ".pdf" in supported_suffixes()
     assert isinstance(get_parser(tmp_path / "A.PDF"), PdfParser)
-    with pytest.raises(UnsupportedFileTypeError, match=r"unsupported file type \('.docx'\)") as info:
-        get_parser(tmp_path / "notes.docx")
+    with pytest.raises(UnsupportedFileTypeError, match=r"unsupported file type \('.xlsx'\)") as info:
+        get_parser(tmp_path / "tabelle.xlsx")
     assert info.value.kind == "unsupported"
     path = build_legal_pdf(tmp_path / "PrüfG.pdf")
     assert AutoParser().parse(path).abbreviation == LEGAL_ABBREVIATION

@@ -24,13 +24,16 @@ def register(app: typer.Typer) -> None:
     @handle_errors
     def ingest(
         path: Path = typer.Argument(
-            ..., help="A PDF, a collection folder, or a folder of collections (kb/)."
+            ...,
+            help="A document (PDF, DOCX, HTML, Markdown, text), a collection folder, or a folder of "
+            "collections (kb/).",
         ),
         collection: str | None = typer.Option(None, "--collection", "-c", help="Collection name."),
         reindex: bool = typer.Option(False, help="Drop the collection's index and ingest everything anew."),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars."),
     ) -> None:
-        """Ingest PDFs: unchanged files are skipped, changed ones replaced, removed ones dropped."""
+        """Ingest documents (PDF, DOCX, HTML, Markdown, text): unchanged files are skipped, changed ones
+        replaced, removed ones dropped."""
         from rabbithole.core.config import load_settings
         from rabbithole.ingestion.unchanged import unchanged_report
 

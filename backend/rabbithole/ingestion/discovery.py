@@ -8,8 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rabbithole.core.errors import InvalidRequestError
+from rabbithole.ingestion.formats import accepted_types, supported_suffixes
 
-SUPPORTED_SUFFIXES = frozenset({".pdf"})
+#: the suffixes of the formats read (ingestion/formats.py)
+SUPPORTED_SUFFIXES = frozenset(supported_suffixes())
 _HASH_BLOCK = 1 << 20
 
 
@@ -108,7 +110,10 @@ def discover(path: Path, collection: str | None = None) -> list[CollectionSource
         raise InvalidRequestError(f"{path} does not exist")
     if path.is_file():
         if path.suffix.lower() not in SUPPORTED_SUFFIXES:
-            raise InvalidRequestError(f"{path.name}: only PDF files can be ingested")
+            raise InvalidRequestError(
+                f"{path.name}: not a type that can be ingested; {accepted_types()} are read "
+                f"({', '.join(sorted(SUPPORTED_SUFFIXES))})"
+            )
         return [CollectionSource(collection or path.parent.name, path.parent, (path,), complete=False)]
     direct = [p for p in path.iterdir() if _is_document(p)]
     subfolders = sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith("."))

@@ -74,3 +74,10 @@ class NoTextLayerError(DocumentError):
     """Not a single page has extractable text (a scan without OCR)."""
 
     kind = "no_text"
+
+
+class WrongContentError(DocumentError):
+    """Named after one format (.docx, .html, .md, .txt), but the content is another (a PDF, an image, a ZIP
+    that is no Word file, binary data, ...)."""
+
+    kind = "wrong_content"

@@ -4,10 +4,11 @@
     doc = parser.parse(path)                   # ParsedDocument, or a DocumentError subclass
     doc = parse_document(path, settings)       # both in one call
 
-PDF (PyMuPDF) is registered by default; PyMuPDF itself is imported only when a PDF is parsed.
+The formats of ingestion/formats.py (PDF, DOCX, HTML, Markdown, text) are registered by default; each
+reader's module (PyMuPDF for PDFs) is imported only when a file of its format is parsed.
 Register more with `register_parser((".txt",), factory)`, where factory(settings) returns a DocumentParser.
 The file type is chosen by name only; a parser checks the content itself (a renamed HTML file named .pdf is
-reported by the PDF parser as NotAPdfError).
+reported by the PDF parser as NotAPdfError, a PDF named .docx by the DOCX reader as WrongContentError).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Protocol, runtime_checkable
 from rabbithole.core.config import IngestionSettings
 from rabbithole.core.models import ParsedDocument
 from rabbithole.ingestion.errors import UnsupportedFileTypeError
+from rabbithole.ingestion.formats import FORMATS
 
 
 @runtime_checkable
@@ -42,12 +44,6 @@ class DocumentParser(Protocol):
 ParserFactory = Callable[[IngestionSettings], DocumentParser]
 
 _REGISTRY: dict[str, ParserFactory] = {}
-
-
-def _pdf_factory(settings: IngestionSettings) -> DocumentParser:
-    from rabbithole.ingestion.pdf import PdfParser
-
-    return PdfParser(settings)
 
 
 def _normalize(suffix: str) -> str:
@@ -107,4 +103,5 @@ class AutoParser:
         return parser.parse(Path(path), file_name)
 
 
-register_parser((".pdf",), _pdf_factory)
+for _format in FORMATS:
+    register_parser(_format.suffixes, _format.reader)

@@ -1,11 +1,13 @@
-"""Where uploaded PDFs are kept: ``data_dir/uploads/<collection's store name>/<safe file name>``.
+"""Where uploaded documents are kept: ``data_dir/uploads/<collection's store name>/<safe file name>``.
 
-The client's file name is reduced to a safe base name (no folders, no control characters, a .pdf suffix, at
-most NAME_BYTES bytes of UTF-8 so that the temporary name written first fits the file system too), the folder
-name comes from the collection name's store slug, and every path is checked to lie inside the
-uploads folder: no client-supplied path reaches the file system. The type is told by the content (a PDF
-header), never by the name; a file that is not one is refused under its own name (``client_file_name``: never
-given a .pdf it does not have), with the reason (``rejection_reason``: empty, or what its content is)."""
+The client's file name is reduced to a safe base name (no folders, no control characters, the suffix of
+its format, at most NAME_BYTES bytes of UTF-8 so that the temporary name written first fits the file system
+too), the folder name comes from the collection name's store slug, and every path is checked to lie inside
+the uploads folder: no client-supplied path reaches the file system. The format is the name's (a suffix of
+ingestion/formats.py) checked against the content (a PDF's header, a .docx's ZIP, text for HTML, Markdown
+and text), or a PDF told by its content alone; a file that is neither is refused under its own name
+(``client_file_name``: never given a suffix it does not have), with the reason (``upload_suffix``: empty,
+or what its content is)."""
 
 from __future__ import annotations
 
@@ -15,15 +17,14 @@ import unicodedata
 from pathlib import Path
 
 from rabbithole.ingestion.content_kind import describe_content
+from rabbithole.ingestion.formats import MAGIC_WINDOW, accepted_types, format_of, is_pdf
 from rabbithole.store.chroma_store import chroma_collection_name
 
-#: A PDF starts with this, possibly after some junk bytes (readers accept it within the first KiB).
-PDF_MAGIC = b"%PDF-"
-MAGIC_WINDOW = 1024
 #: File systems allow 255 bytes per name; the upload is written as ".<name>.partial" first.
 PARTIAL_PREFIX = "."
 PARTIAL_SUFFIX = ".partial"
 NAME_BYTES = 255 - len(PARTIAL_PREFIX) - len(PARTIAL_SUFFIX)
+#: the suffix given to a PDF whose name has none of a format read ("scan.bin" -> "scan.bin.pdf")
 SUFFIX = ".pdf"
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f/\\:*?\"<>|\ud800-\udfff]+")
 #: Characters that belong to the character before them (a cut never separates them from it): the zero
@@ -32,23 +33,25 @@ _UNSAFE = re.compile(r"[\x00-\x1f\x7f/\\:*?\"<>|\ud800-\udfff]+")
 _JOINED = re.compile("[\u200d\ufe00-\ufe0f\U0001f3fb-\U0001f3ff\U000e0020-\U000e007f]")
 
 
-def is_pdf(head: bytes) -> bool:
-    """Whether ``head`` (the first bytes of a file) is a PDF's."""
-    return PDF_MAGIC in head[:MAGIC_WINDOW]
+#: What a refusal adds: the types read.
+ONLY_TYPES = f"only {accepted_types()} are read"
 
 
-#: What a refusal adds: the only type read today.
-ONLY_PDF = "only PDF files are read"
-
-
-def rejection_reason(content: bytes) -> str | None:
-    """Why an upload cannot be ingested as a PDF (it is empty, or its content is no PDF's, whatever its
-    name); None when it is a PDF."""
+def upload_suffix(client_name: str | None, content: bytes) -> tuple[str | None, str | None]:
+    """The suffix an upload is stored with and, when it cannot be ingested, why (then the suffix is None).
+    A name of a format read (.pdf, .docx, .html, .md, ...) keeps its suffix when the content is of that
+    format (a PDF by its header, a .docx a ZIP or an encrypted Office file, the text formats text); a
+    name of no such format is taken when its content is a PDF's (stored with .pdf added)."""
     if not content:
-        return f"the file is empty (0 bytes); {ONLY_PDF}"
-    if not is_pdf(content):
-        return f"not a PDF: its content is {describe_content(content[:MAGIC_WINDOW])}; {ONLY_PDF}"
-    return None
+        return None, f"the file is empty (0 bytes); {ONLY_TYPES}"
+    head = content[:MAGIC_WINDOW]
+    fmt = format_of(_base_name(client_name))
+    if fmt is not None:
+        refusal = fmt.refusal(head)
+        return (fmt.suffixes[0], None) if refusal is None else (None, f"{refusal}; {ONLY_TYPES}")
+    if is_pdf(head):
+        return SUFFIX, None
+    return None, f"not a type that can be ingested: its content is {describe_content(head)}; {ONLY_TYPES}"
 
 
 def client_file_name(client_name: str | None) -> str:
@@ -57,12 +60,13 @@ def client_file_name(client_name: str | None) -> str:
     return cut_to_bytes(_base_name(client_name), NAME_BYTES).strip(" .") or "upload"
 
 
-def safe_file_name(client_name: str | None) -> str:
-    """A base name for an uploaded file: the last part of the client's name, cleaned, ending in .pdf."""
+def safe_file_name(client_name: str | None, suffix: str = SUFFIX) -> str:
+    """A base name for an uploaded file: the last part of the client's name, cleaned, ending in ``suffix``
+    (lower case; the name's own suffix when it is that one in any case: "Entwurf.DOCX" -> "Entwurf.docx")."""
     name = _base_name(client_name)
-    stem = name[: -len(SUFFIX)] if name.lower().endswith(SUFFIX) else name
-    stem = cut_to_bytes(stem, NAME_BYTES - len(SUFFIX)).strip(" .") or "upload"
-    return f"{stem}{SUFFIX}"
+    stem = name[: -len(suffix)] if name.lower().endswith(suffix) else name
+    stem = cut_to_bytes(stem, NAME_BYTES - len(suffix)).strip(" .") or "upload"
+    return f"{stem}{suffix}"
 
 
 def _base_name(client_name: str | None) -> str:
@@ -111,7 +115,8 @@ class UploadFolder:
     def save(self, collection: str, file_name: str, content: bytes) -> Path:
         """Write one upload (replacing an earlier one of that name); its path. OSError when it cannot be
         written (nothing of it is left then)."""
-        path = self._inside(collection, safe_file_name(file_name))
+        fmt = format_of(file_name)
+        path = self._inside(collection, safe_file_name(file_name, fmt.suffixes[0] if fmt else SUFFIX))
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_name(f"{PARTIAL_PREFIX}{path.name}{PARTIAL_SUFFIX}")
         try:
@@ -125,7 +130,8 @@ class UploadFolder:
 
     def find(self, collection: str, file_name: str) -> Path | None:
         """The stored upload named ``file_name`` (a catalog name), if there is one."""
-        if safe_file_name(file_name) != file_name:
+        fmt = format_of(file_name)
+        if fmt is None or safe_file_name(file_name, fmt.suffixes[0]) != file_name:
             return None  # not a name an upload can have
         path = self._inside(collection, file_name)
         return path if path.is_file() else None

@@ -14,6 +14,8 @@ from starlette.concurrency import run_in_threadpool
 
 from rabbithole.api.deps import ServicesDep
 from rabbithole.api.errors import responses
+from rabbithole.core.models import Chunk
+from rabbithole.ingestion.formats import FormatName, ViewerKind, format_of
 from rabbithole.registry.synonyms import title_and_abbreviation
 from rabbithole.services import Services
 
@@ -29,6 +31,10 @@ class DocumentStatus(BaseModel):
     id: int | None  # None for a document that failed (it was never indexed)
     collection: str
     file_name: str
+    #: its format by its name (ingestion/formats.py); null for a failed file of a type that is not read
+    format: FormatName | None
+    #: what the viewer shows: the original's pages (a PDF) or the stored text (the other formats)
+    viewer: ViewerKind
     status: Literal["ingested", "failed"]
     reason: str | None  # why a failed document was not ingested
     title: str
@@ -39,10 +45,32 @@ class DocumentStatus(BaseModel):
     warnings: list[str]
 
 
+class PageSection(BaseModel):
+    """A section with text on the page: its label ("§ 7"), heading and the headings it lies under, outermost
+    first; start/end are document offsets (the section's text on every page it spans)."""
+
+    label: str | None
+    heading: str
+    path: list[str]
+    start: int
+    end: int
+
+
 class PageOut(BaseModel):
     number: int
     offset: int  # where the page's text starts in the document's text
     text: str
+    sections: list[PageSection]  # the sections with text on this page, in order (their passages' headings)
+
+
+def _format(file_name: str) -> FormatName | None:
+    fmt = format_of(file_name)
+    return fmt.name if fmt is not None else None
+
+
+def _viewer(file_name: str) -> ViewerKind:
+    fmt = format_of(file_name)
+    return fmt.viewer if fmt is not None else "pdf"
 
 
 def _statuses(services: Services, name: str) -> list[DocumentStatus]:
@@ -53,6 +81,8 @@ def _statuses(services: Services, name: str) -> list[DocumentStatus]:
             id=ids.get(d.file_name),
             collection=name,
             file_name=d.file_name,
+            format=_format(d.file_name),
+            viewer=_viewer(d.file_name),
             status="ingested",
             reason=None,
             title=title,
@@ -71,6 +101,8 @@ def _statuses(services: Services, name: str) -> list[DocumentStatus]:
             id=None,
             collection=name,
             file_name=p.file_name,
+            format=_format(p.file_name),
+            viewer=_viewer(p.file_name),
             status="failed",
             reason=p.reason,
             title="",
@@ -109,19 +141,43 @@ PageQuery = Annotated[int | None, Query(ge=1, le=1_000_000, description="Only th
 
 def _pages(services: Services, name: str, file_name: str, page: int | None) -> list[PageOut]:
     services.catalog.require_collection(name)
+    pages = [p for p in services.catalog.pages(name, file_name) if page is None or p.number == page]
+    sections = _sections(services.catalog.chunks(name, file_name)) if pages else []
     return [
-        PageOut(number=p.number, offset=p.offset, text=p.text)
-        for p in services.catalog.pages(name, file_name)
-        if page is None or p.number == page
+        PageOut(
+            number=p.number,
+            offset=p.offset,
+            text=p.text,
+            sections=[s for s in sections if s.start < p.offset + len(p.text) and s.end > p.offset],
+        )
+        for p in pages
     ]
+
+
+def _sections(chunks: list[Chunk]) -> list[PageSection]:
+    """The document's sections as its chunks record them (a chunk never straddles two), in order."""
+    out: list[PageSection] = []
+    for chunk in chunks:
+        last = out[-1] if out else None
+        path = list(chunk.section_path)
+        if last is not None and (last.label, last.heading, last.path) == (chunk.section, chunk.heading, path):
+            last.end = max(last.end, chunk.end)
+        else:
+            out.append(
+                PageSection(
+                    label=chunk.section, heading=chunk.heading, path=path, start=chunk.start, end=chunk.end
+                )
+            )
+    return out
 
 
 @router.get("/collections/{name}/documents/{file_name}/pages", responses=responses(404))
 async def document_pages(
     name: str, file_name: str, services: ServicesDep, page: PageQuery = None
 ) -> list[PageOut]:
-    """The body text of each page and its character offset in the document's text (chunk and citation
-    offsets refer to it)."""
+    """The body text of each page, its character offset in the document's text (chunk and citation
+    offsets refer to it) and the sections with text on it (label, heading, heading path). A DOCX, HTML,
+    Markdown or text document's pages are parts of its text (ingestion.text_page_chars)."""
     return await run_in_threadpool(_pages, services, name, file_name, page)
 
 

@@ -153,12 +153,26 @@ class EmbeddingSettings(BaseModel):
 
 
 class IngestionSettings(BaseModel):
-    """PDF ingestion and chunking."""
+    """Ingestion (PDF, DOCX, HTML, Markdown, text) and chunking."""
 
     chunk_size: int = Field(1200, ge=100, le=20_000, description="Target chunk size in characters.")
     chunk_overlap: int = Field(150, ge=0, description="Overlap between chunks of one section, in characters.")
     max_file_mb: float = Field(200.0, gt=0, description="Larger files are reported and skipped.")
     max_pages: int = Field(5000, ge=1, description="Documents with more pages are reported and skipped.")
+    max_text_file_mb: float = Field(
+        20.0,
+        gt=0,
+        description="HTML, Markdown and text files (and a DOCX's document text, unpacked) larger than this "
+        "are reported and skipped: their whole text is held in memory while it is read.",
+    )
+    text_page_chars: int = Field(
+        3000,
+        ge=500,
+        le=1_000_000,
+        description="A DOCX, HTML, Markdown or text document has no pages: its text is cut into pages of "
+        "about this many characters, at paragraph breaks (a paragraph is never split), for citations "
+        '("p. 3") and the viewer.',
+    )
     job_lease_s: float = Field(
         30.0,
         ge=1.0,

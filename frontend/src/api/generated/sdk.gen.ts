@@ -2,7 +2,7 @@
 
 import { type Client, formDataBodySerializer, type Options as Options2, type TDataShape } from './client';
 import { client } from './client.gen';
-import type { CancelRunData, CancelRunErrors, CancelRunResponses, CollectionRegistryData, CollectionRegistryErrors, CollectionRegistryResponses, CreateCollectionData, CreateCollectionErrors, CreateCollectionResponses, CreateRunData, CreateRunErrors, CreateRunResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, DeleteCollectionData, DeleteCollectionErrors, DeleteCollectionResponses, DeleteDocumentByIdData, DeleteDocumentByIdErrors, DeleteDocumentByIdResponses, DeleteDocumentData, DeleteDocumentErrors, DeleteDocumentResponses, DeleteRunData, DeleteRunErrors, DeleteRunResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, DocumentPagesByIdData, DocumentPagesByIdErrors, DocumentPagesByIdResponses, DocumentPagesData, DocumentPagesErrors, DocumentPagesResponses, DocumentPdfByIdData, DocumentPdfByIdErrors, DocumentPdfByIdResponses, DocumentPdfData, DocumentPdfErrors, DocumentPdfResponses, GetCollectionData, GetCollectionErrors, GetCollectionResponses, GetDocumentData, GetDocumentErrors, GetDocumentResponses, GetJobData, GetJobErrors, GetJobResponses, GetReportData, GetReportDocxData, GetReportDocxErrors, GetReportDocxResponses, GetReportErrors, GetReportMarkdownData, GetReportMarkdownErrors, GetReportMarkdownResponses, GetReportResponses, GetRunData, GetRunErrors, GetRunResponses, GetSessionData, GetSessionErrors, GetSessionResponses, HealthData, HealthErrors, HealthResponses, JobEventsData, JobEventsErrors, JobEventsResponses, ListCollectionsData, ListCollectionsErrors, ListCollectionsResponses, ListDocumentsData, ListDocumentsErrors, ListDocumentsResponses, ListRunsData, ListRunsErrors, ListRunsResponses, PassageReferencesData, PassageReferencesErrors, PassageReferencesResponses, RebuildCollectionData, RebuildCollectionErrors, RebuildCollectionResponses, ReferenceGraphData, ReferenceGraphErrors, ReferenceGraphResponses, ReplaceRegistryData, ReplaceRegistryErrors, ReplaceRegistryResponses, ResumeRunData, ResumeRunErrors, ResumeRunResponses, RunEventsData, RunEventsErrors, RunEventsResponses, RunListChangesData, RunListChangesErrors, RunListChangesResponses, SearchData, SearchErrors, SearchResponses, UploadDocumentsData, UploadDocumentsErrors, UploadDocumentsResponses } from './types.gen';
+import type { CancelRunData, CancelRunErrors, CancelRunResponses, CollectionRegistryData, CollectionRegistryErrors, CollectionRegistryResponses, CreateCollectionData, CreateCollectionErrors, CreateCollectionResponses, CreateRunData, CreateRunErrors, CreateRunResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, DeleteCollectionData, DeleteCollectionErrors, DeleteCollectionResponses, DeleteDocumentByIdData, DeleteDocumentByIdErrors, DeleteDocumentByIdResponses, DeleteDocumentData, DeleteDocumentErrors, DeleteDocumentResponses, DeleteRunData, DeleteRunErrors, DeleteRunResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, DocumentFileData, DocumentFileErrors, DocumentFileResponses, DocumentPagesByIdData, DocumentPagesByIdErrors, DocumentPagesByIdResponses, DocumentPagesData, DocumentPagesErrors, DocumentPagesResponses, DocumentPdfByIdData, DocumentPdfByIdErrors, DocumentPdfByIdResponses, DocumentPdfData, DocumentPdfErrors, DocumentPdfResponses, GetCollectionData, GetCollectionErrors, GetCollectionResponses, GetDocumentData, GetDocumentErrors, GetDocumentResponses, GetJobData, GetJobErrors, GetJobResponses, GetReportData, GetReportDocxData, GetReportDocxErrors, GetReportDocxResponses, GetReportErrors, GetReportMarkdownData, GetReportMarkdownErrors, GetReportMarkdownResponses, GetReportResponses, GetRunData, GetRunErrors, GetRunResponses, GetSessionData, GetSessionErrors, GetSessionResponses, HealthData, HealthErrors, HealthResponses, JobEventsData, JobEventsErrors, JobEventsResponses, ListCollectionsData, ListCollectionsErrors, ListCollectionsResponses, ListDocumentsData, ListDocumentsErrors, ListDocumentsResponses, ListRunsData, ListRunsErrors, ListRunsResponses, PassageReferencesData, PassageReferencesErrors, PassageReferencesResponses, RebuildCollectionData, RebuildCollectionErrors, RebuildCollectionResponses, ReferenceGraphData, ReferenceGraphErrors, ReferenceGraphResponses, ReplaceRegistryData, ReplaceRegistryErrors, ReplaceRegistryResponses, ResumeRunData, ResumeRunErrors, ResumeRunResponses, RunEventsData, RunEventsErrors, RunEventsResponses, RunListChangesData, RunListChangesErrors, RunListChangesResponses, SearchData, SearchErrors, SearchResponses, UploadDocumentsData, UploadDocumentsErrors, UploadDocumentsResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean> = Options2<TData, ThrowOnError> & {
     /**
@@ -77,10 +77,11 @@ export const listDocuments = <ThrowOnError extends boolean = false>(options: Opt
 /**
  * Upload Documents
  *
- * Store the PDFs and ingest them in the background; follow the job at GET /api/jobs/{id}. Files that
- * are empty, not PDFs (by content, whatever their name), too large or that cannot be stored are listed as
- * rejected, under the name they were sent with and with the reason; 422 when no file is a PDF within the
- * size limit, 503 when none could be stored.
+ * Store the files and ingest them in the background; follow the job at GET /api/jobs/{id}. Files that
+ * are empty, of no format read (a .docx or .pdf name whose content is something else, or an unknown
+ * type whose content is no PDF), too large or that cannot be stored are listed as rejected, under the
+ * name they were sent with and with the reason; 422 when no file can be ingested, 503 when none could
+ * be stored.
  */
 export const uploadDocuments = <ThrowOnError extends boolean = false>(options: Options<UploadDocumentsData, ThrowOnError>) => (options.client ?? client).post<UploadDocumentsResponses, UploadDocumentsErrors, ThrowOnError>({
     ...formDataBodySerializer,
@@ -102,8 +103,9 @@ export const deleteDocument = <ThrowOnError extends boolean = false>(options: Op
 /**
  * Document Pages
  *
- * The body text of each page and its character offset in the document's text (chunk and citation
- * offsets refer to it).
+ * The body text of each page, its character offset in the document's text (chunk and citation
+ * offsets refer to it) and the sections with text on it (label, heading, heading path). A DOCX, HTML,
+ * Markdown or text document's pages are parts of its text (ingestion.text_page_chars).
  */
 export const documentPages = <ThrowOnError extends boolean = false>(options: Options<DocumentPagesData, ThrowOnError>) => (options.client ?? client).get<DocumentPagesResponses, DocumentPagesErrors, ThrowOnError>({ url: '/api/collections/{name}/documents/{file_name}/pages', ...options });
 
@@ -161,7 +163,8 @@ export const getJob = <ThrowOnError extends boolean = false>(options: Options<Ge
  * Document Pdf
  *
  * The PDF of a document, with HTTP Range support (a viewer jumps to a page without
- * loading the whole file); also a document `rabbithole ingest` read from a folder.
+ * loading the whole file); also a document `rabbithole ingest` read from a folder. 404 for a document
+ * that is no PDF (a DOCX, HTML, Markdown or text file: its original is at .../file).
  */
 export const documentPdf = <ThrowOnError extends boolean = false>(options: Options<DocumentPdfData, ThrowOnError>) => (options.client ?? client).get<DocumentPdfResponses, DocumentPdfErrors, ThrowOnError>({ url: '/api/collections/{name}/documents/{file_name}/pdf', ...options });
 
@@ -171,6 +174,14 @@ export const documentPdf = <ThrowOnError extends boolean = false>(options: Optio
  * The PDF of the document with this id (uploaded or ingested from a folder), with HTTP Range support.
  */
 export const documentPdfById = <ThrowOnError extends boolean = false>(options: Options<DocumentPdfByIdData, ThrowOnError>) => (options.client ?? client).get<DocumentPdfByIdResponses, DocumentPdfByIdErrors, ThrowOnError>({ url: '/api/documents/{document_id}/pdf', ...options });
+
+/**
+ * Document File
+ *
+ * The file the document was ingested from, whatever its format (PDF, DOCX, HTML, Markdown, text), as a
+ * download (Content-Disposition: attachment) with its format's media type.
+ */
+export const documentFile = <ThrowOnError extends boolean = false>(options: Options<DocumentFileData, ThrowOnError>) => (options.client ?? client).get<DocumentFileResponses, DocumentFileErrors, ThrowOnError>({ url: '/api/collections/{name}/documents/{file_name}/file', ...options });
 
 /**
  * Job Events

@@ -126,7 +126,7 @@ export type BodyUploadDocuments = {
     /**
      * Files
      *
-     * One or more PDF files.
+     * One or more files: PDF, DOCX, HTML, Markdown or plain text.
      */
     files: Array<Blob | File>;
 };
@@ -748,6 +748,14 @@ export type DocumentStatus = {
      * File Name
      */
     file_name: string;
+    /**
+     * Format
+     */
+    format: 'pdf' | 'docx' | 'html' | 'markdown' | 'text' | null;
+    /**
+     * Viewer
+     */
+    viewer: 'pdf' | 'text';
     /**
      * Status
      */
@@ -1625,6 +1633,39 @@ export type PageOut = {
      * Text
      */
     text: string;
+    /**
+     * Sections
+     */
+    sections: Array<PageSection>;
+};
+
+/**
+ * PageSection
+ *
+ * A section with text on the page: its label ("§ 7"), heading and the headings it lies under, outermost
+ * first; start/end are document offsets (the section's text on every page it spans).
+ */
+export type PageSection = {
+    /**
+     * Label
+     */
+    label: string | null;
+    /**
+     * Heading
+     */
+    heading: string;
+    /**
+     * Path
+     */
+    path: Array<string>;
+    /**
+     * Start
+     */
+    start: number;
+    /**
+     * End
+     */
+    end: number;
 };
 
 /**
@@ -4530,6 +4571,60 @@ export type DocumentPdfByIdResponses = {
 };
 
 export type DocumentPdfByIdResponse = DocumentPdfByIdResponses[keyof DocumentPdfByIdResponses];
+
+export type DocumentFileData = {
+    body?: never;
+    path: {
+        /**
+         * Name
+         */
+        name: string;
+        /**
+         * File Name
+         */
+        file_name: string;
+    };
+    query?: never;
+    url: '/api/collections/{name}/documents/{file_name}/file';
+};
+
+export type DocumentFileErrors = {
+    /**
+     * Bad request (e.g. a `Host:` header the server does not answer to).
+     */
+    400: ErrorResponse;
+    /**
+     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     */
+    401: ErrorResponse;
+    /**
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     */
+    403: ErrorResponse;
+    /**
+     * Not found.
+     */
+    404: ErrorResponse;
+    /**
+     * Invalid request values.
+     */
+    422: ErrorResponse;
+    /**
+     * Internal error (details in the server log).
+     */
+    500: ErrorResponse;
+};
+
+export type DocumentFileError = DocumentFileErrors[keyof DocumentFileErrors];
+
+export type DocumentFileResponses = {
+    /**
+     * The original file (Content-Disposition: attachment).
+     */
+    200: Blob | File;
+};
+
+export type DocumentFileResponse = DocumentFileResponses[keyof DocumentFileResponses];
 
 export type JobEventsData = {
     body?: never;

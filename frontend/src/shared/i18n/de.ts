@@ -321,9 +321,9 @@ export const de: Record<MessageKey, string> = {
   "collection.delete": "Sammlung löschen",
   "collection.confirmDelete": "Die Sammlung {name}, ihren Index und ihre hochgeladenen PDFs löschen?",
 
-  "upload.title": "PDFs hochladen",
-  "upload.drop": "PDF-Dateien hierher ziehen, oder",
-  "upload.choose": "PDF-Dateien auswählen",
+  "upload.title": "Dokumente hochladen",
+  "upload.drop": "PDF-, Word- (.docx), HTML-, Markdown- oder Textdateien hierher ziehen, oder",
+  "upload.choose": "Dateien auswählen",
   "upload.list": "Uploads",
   "upload.progressOf": "Upload von {file}",
   "upload.uploading": "wird hochgeladen",
@@ -409,9 +409,7 @@ export const de: Record<MessageKey, string> = {
   "upload.refusedList": "Nicht hochgeladene Dateien",
   "upload.notUploaded": "nicht hochgeladen",
   "upload.empty": "die Datei ist leer (0 Byte).",
-  "upload.notPdfType": "kein PDF (eine „.{extension}“-Datei).",
   "upload.notPdfContent": "der Name sagt PDF, der Inhalt ist aber kein PDF.",
-  "upload.onlyPdf": "Gelesen werden nur PDF-Dateien.",
   "runs.search": "Fragen durchsuchen",
   "runs.anyStatus": "alle",
   "runs.noMatch": "Keine Recherche passt zur Suche oder zum Status.",
@@ -439,4 +437,12 @@ export const de: Record<MessageKey, string> = {
   "refs.openPage": "{place} in der Ansicht öffnen",
   // bench (issue 26): a button's accessible name holds its visible text (axe: label-content-name-mismatch)
   "checks.showRewritten": "ersetzt durch: {replacement} (im Bericht zeigen)",
+  // other formats (issue 28): uploads and the viewer of DOCX, HTML, Markdown and text documents
+  "upload.typesRead": "Gelesen werden PDF-, Word- (.docx), HTML-, Markdown- und Textdateien.",
+  "upload.unsupportedType": "eine „.{extension}“-Datei kann nicht gelesen werden.",
+  "upload.unsupportedContent": "der Inhalt ist kein PDF, und der Name hat keine Endung, die gelesen wird.",
+  "upload.wrongContent": "der Name sagt „.{extension}“, der Inhalt ist aber keine solche Datei.",
+  "viewer.downloadOriginal": "Originaldatei herunterladen",
+  "viewer.headingPath": "Überschriften",
+  "viewer.documentText": "Text von {document}, Seite {page}",
 };

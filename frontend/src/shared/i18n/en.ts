@@ -319,9 +319,9 @@ export const en = {
   "collection.delete": "Delete collection",
   "collection.confirmDelete": "Delete the collection {name}, its index and its uploaded PDFs?",
 
-  "upload.title": "Upload PDFs",
-  "upload.drop": "Drop PDF files here, or",
-  "upload.choose": "Choose PDF files",
+  "upload.title": "Upload documents",
+  "upload.drop": "Drop PDF, Word (.docx), HTML, Markdown or text files here, or",
+  "upload.choose": "Choose files",
   "upload.list": "Uploads",
   "upload.progressOf": "Upload of {file}",
   "upload.uploading": "uploading",
@@ -407,9 +407,7 @@ export const en = {
   "upload.refusedList": "Files not uploaded",
   "upload.notUploaded": "not uploaded",
   "upload.empty": "the file is empty (0 bytes).",
-  "upload.notPdfType": "not a PDF (a “.{extension}” file).",
   "upload.notPdfContent": "its name says PDF, but its content is not a PDF.",
-  "upload.onlyPdf": "Only PDF files are read.",
   "runs.search": "Search the questions",
   "runs.anyStatus": "any",
   "runs.noMatch": "No run matches the search or the status.",
@@ -437,6 +435,14 @@ export const en = {
   "refs.openPage": "Open {place} in the viewer",
   // bench (issue 26): a button's accessible name holds its visible text (axe: label-content-name-mismatch)
   "checks.showRewritten": "replaced by: {replacement} (show in the report)",
+  // other formats (issue 28): uploads and the viewer of DOCX, HTML, Markdown and text documents
+  "upload.typesRead": "PDF, Word (.docx), HTML, Markdown and text files are read.",
+  "upload.unsupportedType": "a “.{extension}” file cannot be read.",
+  "upload.unsupportedContent": "its content is not a PDF, and its name has no extension that is read.",
+  "upload.wrongContent": "its name says “.{extension}”, but its content is not of that type.",
+  "viewer.downloadOriginal": "Download the original file",
+  "viewer.headingPath": "Headings",
+  "viewer.documentText": "Text of {document}, page {page}",
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -53,33 +53,48 @@ function drop(files: File[]) {
 }
 
 describe("the drop zone", () => {
-  it("uploads the PDF of a drop and says which files are not PDFs, under their own names", async () => {
+  it("uploads the documents of a drop and says which files cannot be read, under their own names", async () => {
     renderWithProviders(<UploadDropzone collection="akte" />);
+    const latin1 = new Uint8Array([0x50, 0x72, 0xfc, 0x66, 0x75, 0x6e, 0x67]); // "Prüfung" in Latin-1
     drop([
       new File([], "leer.pdf", { type: "application/pdf" }),
-      new File(["Notizen zur Prüfung"], "notes.txt", { type: "text/plain" }),
+      new File(["PK\x03\x04 cells"], "tabelle.xlsx"),
       new File(["<html>Anmeldung</html>"], "bescheid.pdf", { type: "application/pdf" }),
+      new File(["%PDF-1.7\n%%EOF"], "Entwurf.docx"),
       new File(["%PDF-1.7\n%%EOF"], "Gesetz.pdf", { type: "application/pdf" }),
+      new File([new Uint8Array([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00])], "Stellungnahme.docx"),
+      new File([latin1], "notes.md"),
+      new File(["<!doctype html><p>Leitfaden</p>"], "leitfaden.html"),
     ]);
     const refused = await screen.findByRole("list", { name: "Files not uploaded" });
     const row = (name: string) => within(refused).getByText(name).closest("li") as HTMLElement;
-    expect(row("leer.pdf")).toHaveTextContent("not uploaded: the file is empty (0 bytes). Only PDF files are read.");
-    expect(row("notes.txt")).toHaveTextContent("not uploaded: not a PDF (a “.txt” file). Only PDF files are read.");
+    const read = "PDF, Word (.docx), HTML, Markdown and text files are read.";
+    expect(row("leer.pdf")).toHaveTextContent(`not uploaded: the file is empty (0 bytes). ${read}`);
+    expect(row("tabelle.xlsx")).toHaveTextContent(`not uploaded: a “.xlsx” file cannot be read. ${read}`);
     expect(row("bescheid.pdf")).toHaveTextContent("its name says PDF, but its content is not a PDF.");
-    expect(within(refused).queryByText(/notes\.txt\.pdf/)).not.toBeInTheDocument();
+    expect(row("Entwurf.docx")).toHaveTextContent("its name says “.docx”, but its content is not of that type.");
+    expect(within(refused).getAllByRole("listitem")).toHaveLength(4);
 
     const uploads = screen.getByRole("list", { name: "Uploads" });
     expect(within(uploads).getByText("Gesetz.pdf")).toBeInTheDocument();
-    expect(await within(uploads).findByText("ingested")).toBeInTheDocument();
-    expect(FakeXhr.sent).toEqual(["Gesetz.pdf"]);
+    expect(await within(uploads).findAllByText("ingested")).toHaveLength(4);
+    expect(FakeXhr.sent).toEqual(["Gesetz.pdf", "Stellungnahme.docx", "notes.md", "leitfaden.html"]);
+  });
+
+  it("offers the formats read in the file chooser", () => {
+    renderWithProviders(<UploadDropzone collection="akte" />);
+    expect(screen.getByLabelText("Choose files")).toHaveAttribute("accept", expect.stringContaining(".docx"));
+    expect(screen.getByRole("heading", { name: "Upload documents" })).toBeInTheDocument();
   });
 
   it("says it in German", async () => {
     renderWithProviders(<UploadDropzone collection="akte" />, "de");
-    drop([new File(["# Titel"], "notiz.md")]);
+    drop([new File(["Zellen"], "tabelle.ods")]);
     const refused = await screen.findByRole("list", { name: "Nicht hochgeladene Dateien" });
-    expect(refused).toHaveTextContent("notiz.md");
-    expect(refused).toHaveTextContent("nicht hochgeladen: kein PDF (eine „.md“-Datei). Gelesen werden nur PDF-Dateien.");
+    expect(refused).toHaveTextContent("tabelle.ods");
+    expect(refused).toHaveTextContent(
+      "nicht hochgeladen: eine „.ods“-Datei kann nicht gelesen werden. Gelesen werden PDF-, Word- (.docx), HTML-, Markdown- und Textdateien.",
+    );
     expect(FakeXhr.sent).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@ import { queryKeys } from "../../../shared/api/queryKeys";
 import { useI18n } from "../../../shared/i18n/i18n";
 import { useJob } from "../api/useJob";
 import { uploadDocument } from "../api/uploadDocument";
-import { checkUpload, type UploadRefusal } from "../lib/uploadCheck";
+import { ACCEPTED_TYPES, checkUpload, type UploadRefusal } from "../lib/uploadCheck";
 
 interface Upload {
   key: string;
@@ -23,23 +23,28 @@ interface Refused {
 
 let uploads = 0;
 
-/** A file of the drop that is not uploaded, with the reason (it is empty, or not a PDF). */
+/** A file of the drop that is not uploaded, with the reason (it is empty, its content is not what its
+ * name says, or it is of no type read). */
 function RefusedRow({ item }: { item: Refused }) {
   const { t } = useI18n();
   const { refusal } = item;
   const reason =
     refusal.kind === "empty"
       ? t("upload.empty")
-      : refusal.extension && refusal.extension !== "pdf"
-        ? t("upload.notPdfType", { extension: refusal.extension })
-        : t("upload.notPdfContent");
+      : refusal.kind === "wrongContent"
+        ? refusal.extension === "pdf"
+          ? t("upload.notPdfContent")
+          : t("upload.wrongContent", { extension: refusal.extension })
+        : refusal.extension
+          ? t("upload.unsupportedType", { extension: refusal.extension })
+          : t("upload.unsupportedContent");
   return (
     <li className="upload upload-failed upload-refused" data-file={item.file.name}>
       <span className="upload-name" title={item.file.name}>
         {item.file.name}
       </span>
       <span className="upload-state" role="alert">
-        {t("upload.notUploaded")}: {reason} {t("upload.onlyPdf")}
+        {t("upload.notUploaded")}: {reason} {t("upload.typesRead")}
       </span>
     </li>
   );
@@ -79,8 +84,9 @@ function UploadRow({ upload, collection }: { upload: Upload; collection: string 
 }
 
 /**
- * Drop PDFs here (or choose them): each file is checked by its content first (an empty file, or one that is
- * not a PDF, is listed as not uploaded, with the reason, and the others go on), then uploaded on its own,
+ * Drop documents here (or choose them): PDF, Word (.docx), HTML, Markdown and text. Each file is checked
+ * first (an empty file, one whose content is not what its name says, or one of no type read, is listed as
+ * not uploaded, with the reason, and the others go on), then uploaded on its own,
  * with its progress, and followed through its ingestion job to ingested, unchanged, failed or rejected (with
  * the reason).
  */
@@ -95,7 +101,7 @@ export function UploadDropzone({ collection }: { collection: string }) {
   const patch = (key: string, change: Partial<Upload>) =>
     setItems((list) => list.map((u) => (u.key === key ? { ...u, ...change } : u)));
 
-  /** Uploads the PDFs of a drop; the files that are empty or not PDFs are listed as not uploaded. */
+  /** Uploads the documents of a drop; the files that cannot be read are listed as not uploaded. */
   const start = async (dropped: FileList | File[]) => {
     const files = [...dropped];
     const refusals = await Promise.all(files.map(checkUpload));
@@ -147,7 +153,7 @@ export function UploadDropzone({ collection }: { collection: string }) {
           ref={input}
           className="visually-hidden"
           type="file"
-          accept="application/pdf,.pdf"
+          accept={ACCEPTED_TYPES}
           multiple
           onChange={(e) => {
             if (e.target.files) void start([...e.target.files]);

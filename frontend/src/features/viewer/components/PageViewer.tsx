@@ -3,6 +3,8 @@ import { useI18n } from "../../../shared/i18n/i18n";
 import { ErrorAlert } from "../../../shared/ui/ErrorAlert";
 import { useDocumentPage } from "../api/useDocumentPages";
 import { useDocumentPageCount } from "../api/useDocumentPageCount";
+import { useDocumentViewer } from "../api/useDocumentViewer";
+import { headingPath } from "../lib/headingPath";
 import { quoteRange } from "../lib/highlight";
 import { highlightsOn, type PageTarget } from "../lib/target";
 import { useMediaQuery } from "../lib/useMediaQuery";
@@ -10,6 +12,7 @@ import { FIT, zoomIn, zoomOut } from "../lib/zoom";
 import { PageText } from "./PageText";
 import type { PdfStatus } from "./PdfPage";
 import { ReferenceChain } from "./ReferenceChain";
+import { TextPage } from "./TextPage";
 import { ViewerToolbar } from "./ViewerToolbar";
 
 const PdfPage = lazy(() => import("./PdfPage"));
@@ -48,7 +51,9 @@ function useFocusOnOpen(heading: RefObject<HTMLHeadingElement | null>) {
  * A page of a document: the PDF page (pdf.js, with its text layer) with the target's passage highlighted by
  * its offsets, the page's stored text with the same highlight, page turning, zoom (buttons, + and - keys),
  * the whole PDF at that page, and what is known of how the passage was found (support, the search, the
- * reference chain, each of its steps a link to its page). Beside the page on a wide screen; a full-screen
+ * reference chain, each of its steps a link to its page). A document of another format (DOCX, HTML,
+ * Markdown, text) is shown as its stored text with the passage highlighted and the headings it lies
+ * under, and offers its original file as a download. Beside the page on a wide screen; a full-screen
  * dialog on a phone. Escape closes it. Mount it with a `key` per target: a new target starts at its page.
  */
 export function PageViewer({ target, onClose }: { target: PageTarget; onClose: () => void }) {
@@ -63,6 +68,8 @@ export function PageViewer({ target, onClose }: { target: PageTarget; onClose: (
 
   const pageOut = useDocumentPage(target.collection, place.document, place.page);
   const pages = useDocumentPageCount(target.collection, place.document);
+  const viewer = useDocumentViewer(target.collection, place.document);
+  const textDocument = viewer === "text";
   const shown = pageOut.data?.find((p) => p.number === place.page) ?? null;
   const onTargetPage = highlightsOn(target, place.document, place.page);
   const range = useMemo(
@@ -70,6 +77,8 @@ export function PageViewer({ target, onClose }: { target: PageTarget; onClose: (
     [shown, onTargetPage, target.highlight],
   );
   const atTarget = place.document === target.document && place.page === target.page;
+  const headings =
+    textDocument && shown ? headingPath(shown.sections, range ? shown.offset + range.start : null) : [];
   const chain = target.chain ?? [];
 
   const onKeyDown = (event: KeyboardEvent) => {
@@ -78,7 +87,7 @@ export function PageViewer({ target, onClose }: { target: PageTarget; onClose: (
       onClose();
       return;
     }
-    if (isTyping(event.target) || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (isTyping(event.target) || event.ctrlKey || event.metaKey || event.altKey || textDocument) return;
     if (event.key === "+" || event.key === "=") setZoom(zoomIn);
     else if (event.key === "-") setZoom(zoomOut);
     else if (event.key === "0") setZoom(FIT);
@@ -108,6 +117,12 @@ export function PageViewer({ target, onClose }: { target: PageTarget; onClose: (
           {place.document}, {t("common.page", { n: place.page })}
           {atTarget && target.section ? `, ${target.section}` : ""}
         </p>
+        {headings.length > 0 && (
+          <p className="muted heading-path" data-testid="viewer-heading-path">
+            <span className="visually-hidden">{t("viewer.headingPath")}: </span>
+            {headings.join(" › ")}
+          </p>
+        )}
         {target.support && (
           <p className={target.support.flagged ? "alert alert-warning" : "muted"}>
             {target.support.flagged ? t("viewer.flagged") : t("viewer.supported")}{" "}
@@ -134,7 +149,8 @@ export function PageViewer({ target, onClose }: { target: PageTarget; onClose: (
           page={place.page}
           pages={pages}
           zoom={zoom}
-          pdfServed={pdfStatus !== "missing"}
+          original={textDocument ? "download" : pdfStatus !== "missing" ? "pdf" : null}
+          zoomable={!textDocument}
           onPage={(page) => setPlace((p) => ({ ...p, page }))}
           onZoom={setZoom}
           onZoomIn={() => setZoom(zoomIn)}
@@ -145,18 +161,26 @@ export function PageViewer({ target, onClose }: { target: PageTarget; onClose: (
           <p className="alert alert-warning">{t("viewer.quoteNotFound")}</p>
         )}
       </div>
-      <Suspense fallback={<p>{t("viewer.loadingPdf")}</p>}>
-        <PdfPage
-          collection={target.collection}
-          document={place.document}
-          page={place.page}
-          pageText={shown?.text ?? null}
-          range={range}
-          zoom={zoom}
-          onStatus={setPdfStatus}
-        />
-      </Suspense>
-      {shown && <PageText key={`${place.document}/${place.page}`} text={shown.text} range={range} />}
+      {textDocument ? (
+        shown && <TextPage document={place.document} page={place.page} text={shown.text} range={range} />
+      ) : (
+        viewer === "pdf" && (
+          <>
+            <Suspense fallback={<p>{t("viewer.loadingPdf")}</p>}>
+              <PdfPage
+                collection={target.collection}
+                document={place.document}
+                page={place.page}
+                pageText={shown?.text ?? null}
+                range={range}
+                zoom={zoom}
+                onStatus={setPdfStatus}
+              />
+            </Suspense>
+            {shown && <PageText key={`${place.document}/${place.page}`} text={shown.text} range={range} />}
+          </>
+        )
+      )}
     </aside>
   );
 }

@@ -9,3 +9,8 @@ export function pdfUrl(collection: string, document: string): string {
 export function pdfPageUrl(collection: string, document: string, page: number): string {
   return `${pdfUrl(collection, document)}#page=${page}`;
 }
+
+/** Where the server serves the file a document was ingested from, any format, as a download. */
+export function originalFileUrl(collection: string, document: string): string {
+  return apiUrl(`/api/collections/${encodeURIComponent(collection)}/documents/${encodeURIComponent(document)}/file`);
+}
