@@ -4,8 +4,8 @@ is a contradiction; the sentence is replaced by a cited finding that its quote s
 from __future__ import annotations
 
 from rabbithole.research.evidence.citations import DraftClaim
-from rabbithole.research.models import Evidence
 from rabbithole.research.evidence.consistency import missing_from
+from rabbithole.research.models import Evidence
 from rabbithole.research.synthesis.consistency import cited_text, correct_claims, finding_claims
 
 QUOTE = (
