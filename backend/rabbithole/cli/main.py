@@ -8,6 +8,7 @@ import os
 import typer
 
 from rabbithole.cli import (
+    accounts,
     collections,
     ingest,
     mcp,
@@ -58,3 +59,4 @@ rebuild.register(app)
 migrate.register(app)
 transfer.register(app)
 mcp.register(app)
+accounts.register(app)

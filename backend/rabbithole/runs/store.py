@@ -60,6 +60,10 @@ class RunRow(RunsBase):
     # where the run was created: "server" (the API) or "cli" (the command, or the library); says how to
     # resume it
     origin: Mapped[str] = mapped_column(String, default="cli")
+    # accounts mode (accounts/): the account that started the run (None: before accounts, or none in use)
+    # and whether only it (and admins) may see the run, rather than the members of all its collections
+    created_by: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    private: Mapped[bool] = mapped_column(default=False)
 
 
 #: Columns added to research_runs after it was first created: (table, column, SQL type and default).
@@ -67,6 +71,8 @@ ADDED_RUN_COLUMNS = (
     ("research_runs", "owner", "VARCHAR"),
     ("research_runs", "lease_until", "DATETIME"),
     ("research_runs", "origin", "VARCHAR DEFAULT 'cli'"),
+    ("research_runs", "created_by", "INTEGER"),
+    ("research_runs", "private", "BOOLEAN DEFAULT 0 NOT NULL"),
 )
 
 
