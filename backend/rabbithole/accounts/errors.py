@@ -45,3 +45,11 @@ class TooManySignInsError(SignInRefusedError):
     def __init__(self, retry_after_s: int) -> None:
         super().__init__(f"too many failed sign-ins: try again in {retry_after_s} s")
         self.retry_after_s = retry_after_s
+
+
+class PermissionDeniedError(RabbitholeError):
+    """Something the account may see but not do (a reader uploading): 403. What it may not see at all is a
+    NotFoundError (404), as if it did not exist."""
+
+    http_status = 403
+    exit_code = 77  # EX_NOPERM

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from sqlalchemy import Integer, Select, String, Text, func, select
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
+from sqlalchemy.orm import DeclarativeBase, Mapped, defer, mapped_column, sessionmaker
 
 from rabbithole.catalog.db import create_engine_for, prepare_tables
 from rabbithole.core.errors import RunNotFoundError
@@ -91,6 +91,9 @@ class RunRecord:
     updated_at: datetime
     result: ResearchResult | None = field(default=None, repr=False)
     origin: RunOrigin = "cli"
+    # accounts mode: the account that started it (None: no account), and whether only it may see the run
+    created_by: int | None = None
+    private: bool = False
 
     def settings(self) -> RunOverrides:
         """The run's overrides, validated once when it was created (``ResearchRunner.create``): read back as
@@ -146,6 +149,8 @@ def _record(row: RunRow, with_result: bool) -> RunRecord:
         updated_at=_aware(row.updated_at),
         result=result,
         origin="server" if row.origin == "server" else "cli",
+        created_by=row.created_by,
+        private=bool(row.private),
     )
 
 
@@ -174,6 +179,8 @@ class RunStore:
         origin: RunOrigin = "cli",
         claim: tuple[str, datetime] | None = None,
         run_id: str | None = None,
+        created_by: int | None = None,
+        private: bool = False,
     ) -> RunRecord:
         """A new run. ``claim``: the lease (owner, until) it is created with, in the same insert, so no other
         process adopts it between its creation and its creator's claim (``leases.RunLeases.new_claim``);
@@ -192,6 +199,8 @@ class RunStore:
                 origin=origin,
                 owner=owner,
                 lease_until=lease_until,
+                created_by=created_by,
+                private=private,
             )
             session.add(row)
             session.flush()
@@ -217,6 +226,21 @@ class RunStore:
         query = query.limit(limit).offset(offset)
         with self._sessions() as session:
             return [_record(row, with_result=False) for row in session.scalars(query).all()]
+
+    def visible(
+        self,
+        sees: Callable[[RunRecord], bool],
+        *,
+        status: Sequence[str] | None = None,
+        question: str | None = None,
+    ) -> Sequence[RunRecord]:
+        """Every run matching the filters (as :meth:`list`) that ``sees`` lets through, newest first: the
+        run list of an account (accounts mode), whose visibility depends on its memberships."""
+        query = _matching(select(RunRow), status, question).order_by(RunRow.seq.desc())
+        query = query.options(defer(RunRow.result_json))
+        with self._sessions() as session:
+            records = (_record(row, with_result=False) for row in session.scalars(query))
+            return [record for record in records if sees(record)]
 
     def ids_starting_with(self, prefix: str, limit: int = 10) -> Sequence[str]:
         """The ids of runs that start with ``prefix`` (at most ``limit``, newest first)."""

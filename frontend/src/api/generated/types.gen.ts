@@ -700,6 +700,12 @@ export type CreateRun = {
      * Report mode: review rounds.
      */
     refinement_rounds?: number | null;
+    /**
+     * Private
+     *
+     * Accounts mode: only the account that starts the run (and administrators) see it; otherwise the members of all its collections do too. Ignored in the other modes.
+     */
+    private?: boolean;
 };
 
 /**
@@ -3032,9 +3038,21 @@ export type SessionRequest = {
     /**
      * Token
      *
-     * The server's token (server.token).
+     * server.auth token: the server's token.
      */
-    token: string;
+    token?: string | null;
+    /**
+     * Name
+     *
+     * server.auth accounts: the name.
+     */
+    name?: string | null;
+    /**
+     * Password
+     *
+     * server.auth accounts: the password.
+     */
+    password?: string | null;
 };
 
 /**
@@ -3044,15 +3062,39 @@ export type SessionState = {
     /**
      * Token Required
      *
-     * Whether the server wants a token (server.token is set).
+     * Whether the server wants a credential (any mode but none).
      */
     token_required: boolean;
     /**
      * Via
      *
-     * How this request gave the token: the Authorization header, the session cookie, or none (no token needed).
+     * How this request gave it: the Authorization header, the session cookie, or none.
      */
     via: 'bearer' | 'cookie' | 'none';
+    /**
+     * Auth
+     *
+     * server.auth: none, token or accounts.
+     */
+    auth?: 'none' | 'token' | 'accounts';
+    /**
+     * User
+     *
+     * Accounts mode: the signed-in account's name.
+     */
+    user?: string | null;
+    /**
+     * Is Admin
+     *
+     * Accounts mode: whether that account is an administrator.
+     */
+    is_admin?: boolean;
+    /**
+     * Csrf Token
+     *
+     * Accounts mode, signed in with the cookie: send it as `X-CSRF-Token` with every request that changes something.
+     */
+    csrf_token?: string | null;
 };
 
 /**
@@ -3561,11 +3603,11 @@ export type HealthErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -3602,11 +3644,11 @@ export type ListCollectionsErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -3645,11 +3687,11 @@ export type CreateCollectionErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -3703,11 +3745,11 @@ export type DeleteCollectionErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -3757,11 +3799,11 @@ export type GetCollectionErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -3807,11 +3849,11 @@ export type RebuildCollectionErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -3865,11 +3907,11 @@ export type ListDocumentsErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -3917,11 +3959,11 @@ export type UploadDocumentsErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -3979,11 +4021,11 @@ export type DeleteDocumentErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -4044,11 +4086,11 @@ export type DocumentPagesErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -4098,11 +4140,11 @@ export type DeleteDocumentByIdErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -4154,11 +4196,11 @@ export type GetDocumentErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -4213,11 +4255,11 @@ export type DocumentPagesByIdErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -4265,11 +4307,11 @@ export type CollectionRegistryErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -4319,11 +4361,11 @@ export type ReplaceRegistryErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -4377,11 +4419,11 @@ export type GetJobErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -4431,11 +4473,11 @@ export type DocumentPdfErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -4491,11 +4533,11 @@ export type DocumentPdfByIdErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -4564,11 +4606,11 @@ export type JobEventsErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -4622,11 +4664,11 @@ export type ReferenceGraphErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -4676,11 +4718,11 @@ export type PassageReferencesErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -4772,11 +4814,11 @@ export type SearchErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -4825,11 +4867,11 @@ export type DeleteSessionErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -4866,11 +4908,11 @@ export type GetSessionErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -4907,17 +4949,21 @@ export type CreateSessionErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
      * Invalid request values.
      */
     422: ErrorResponse;
+    /**
+     * Too many failed sign-ins of this account or from this address (Retry-After: when to try again).
+     */
+    429: ErrorResponse;
     /**
      * Internal error (details in the server log).
      */
@@ -4948,11 +4994,11 @@ export type RunListChangesErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -5021,11 +5067,11 @@ export type RunEventsErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -5095,11 +5141,11 @@ export type ListRunsErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -5136,11 +5182,11 @@ export type CreateRunErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -5186,11 +5232,11 @@ export type DeleteRunErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -5236,11 +5282,11 @@ export type GetRunErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -5289,11 +5335,11 @@ export type ResumeRunErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -5343,11 +5389,11 @@ export type CancelRunErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -5397,11 +5443,11 @@ export type GetReportErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -5451,11 +5497,11 @@ export type GetReportMarkdownErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -5505,11 +5551,11 @@ export type GetReportDocxErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
