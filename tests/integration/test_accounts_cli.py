@@ -66,10 +66,27 @@ def test_users_tokens_and_audit(database_url: str, tmp_path: Path) -> None:
     assert "revoked" in rabbithole(env, "tokens", "list", "alice").stdout
     assert rabbithole(env, "tokens", "revoke", "bob", "1").returncode == 66  # not bob's
 
+    assert rabbithole(env, "members", "add", "laws", "bob", "--role", "editor").returncode == 0
+    assert rabbithole(env, "members", "add", "laws", "alice", "--role", "owner").returncode == 0
+    assert json.loads(rabbithole(env, "members", "list", "laws", "--json").stdout) == [
+        {"user": "alice", "role": "owner"},
+        {"user": "bob", "role": "editor"},
+    ]
+    wrong_role = rabbithole(env, "members", "add", "laws", "bob", "--role", "boss")
+    assert wrong_role.returncode == 64 and "owner, editor, reader" in wrong_role.stderr
+    assert rabbithole(env, "members", "remove", "laws", "bob").returncode == 0
+    assert "bob" not in rabbithole(env, "members", "list", "laws").stdout
+
     audit = rabbithole(env, "audit", "--json")
     assert audit.returncode == 0, audit.stderr
     entries = json.loads(audit.stdout)
-    assert [e["action"] for e in entries][:2] == ["token_revoked", "token_created"]
+    assert [e["action"] for e in entries][:5] == [
+        "user_changed",
+        "user_changed",
+        "user_changed",
+        "token_revoked",
+        "token_created",
+    ]
     assert {"user_added", "user_changed"} <= {e["action"] for e in entries}
     for secret in (PASSWORD, "a new long one", token):
         assert secret not in audit.stdout

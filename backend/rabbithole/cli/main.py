@@ -12,6 +12,7 @@ from rabbithole.cli import (
     collections,
     ingest,
     mcp,
+    members,
     migrate,
     rebuild,
     references,
@@ -60,3 +61,4 @@ migrate.register(app)
 transfer.register(app)
 mcp.register(app)
 accounts.register(app)
+members.register(app)
