@@ -27,6 +27,7 @@ MODULES = (
     "benchmarks.bench_pinned",
     "benchmarks.bench_web",
     "benchmarks.bench_api",
+    "benchmarks.bench_accounts",
     "benchmarks.bench_team",
     "benchmarks.bench_report",
 )

@@ -125,6 +125,10 @@ def test_lists_show_each_account_its_own(accounts_world: AccountsWorld) -> None:
         _no_trace_of_laws(accounts_world, runs.content)
         health = nora.get("/health")
         assert RUN_COLLECTION not in [u["name"] for u in health.json()["unavailable_collections"]]
+        assert health.json()["collections"] == 1  # hers
+    anonymous = httpx.get(f"{accounts_world.url}/health")  # a load balancer's check: no names, no count
+    assert anonymous.status_code == 200
+    assert anonymous.json()["collections"] == 0 and anonymous.json()["unavailable_collections"] == []
     with accounts_world.client("adam") as adam:
         ids = {r["run_id"] for r in adam.get("/api/runs").json()["items"]}
     assert {accounts_world.run_id, accounts_world.private_run_id} <= ids

@@ -46,10 +46,16 @@ class Passwords:
         except (VerifyMismatchError, VerificationError, InvalidHashError):
             return False
 
-    def verify_dummy(self, password: str) -> None:
-        """The work of a verification, for a name with no account (the answer is always "no")."""
+    def prepare_dummy(self) -> None:
+        """Make the dummy hash now (the server does at start), so that the first sign-in of an unknown name
+        does not take a hash longer than a known one's."""
         if self._dummy is None:
             self._dummy = self._hasher.hash("a password no account has")
+
+    def verify_dummy(self, password: str) -> None:
+        """The work of a verification, for a name with no account (the answer is always "no")."""
+        self.prepare_dummy()
+        assert self._dummy is not None
         self.verify(self._dummy, password)
 
     def needs_rehash(self, stored_hash: str) -> bool:

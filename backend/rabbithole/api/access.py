@@ -25,6 +25,7 @@ from rabbithole.accounts.errors import PermissionDeniedError
 from rabbithole.accounts.memberships import Role
 from rabbithole.accounts.users import User
 from rabbithole.api.deps import ServicesDep
+from rabbithole.api.spa import route_path
 from rabbithole.core.errors import CollectionNotFoundError, RabbitholeError, RunNotFoundError
 from rabbithole.runs.store import RunRecord
 
@@ -33,6 +34,8 @@ from rabbithole.runs.store import RunRecord
 Need = Literal["read", "write", "own"]
 _RANK: dict[Role, int] = {"reader": 1, "editor": 2, "owner": 3}
 _NEEDED: dict[Need, int] = {"read": 1, "write": 2, "own": 3}
+#: The health check, answered to anyone in accounts mode (without the names of collections).
+HEALTH_PATH = "/health"
 #: The scope key under which the accounts middleware puts the request's Principal.
 PRINCIPAL_SCOPE_KEY = "rabbithole.principal"
 
@@ -58,9 +61,13 @@ class Access:
 
     principal: Principal | None
     roles: dict[str, Role] = field(default_factory=dict)
+    #: accounts mode, nobody signed in, on a route open to everyone (GET /health): sees no collection
+    anonymous: bool = False
 
     @property
     def unrestricted(self) -> bool:
+        if self.anonymous:
+            return False
         return self.principal is None or self.principal.user.is_admin
 
     @property
@@ -116,6 +123,10 @@ async def get_access(request: Request, services: ServicesDep) -> Access:
         access = Access(None)
     else:
         principal = request.scope.get(PRINCIPAL_SCOPE_KEY)
+        if not isinstance(principal, Principal) and route_path(request.scope) == HEALTH_PATH:
+            access = Access(None, anonymous=True)  # the health check of a load balancer or a container
+            request.state.access = access
+            return access
         if not isinstance(principal, Principal):
             raise NotSignedInError("sign in first")
         roles = await run_in_threadpool(services.accounts.memberships.roles_of, principal.user.id)

@@ -9,7 +9,8 @@ route: it finds the request's account and puts it in the scope (api/access.py de
   neither read it nor, without a CORS preflight, send the header. The cross-origin guard in front refuses
   such requests besides.
 * Neither: 401, except for what holds no data (the documentation, the web app's files), the sign-in itself
-  (POST /api/session) and GET /api/session, which says whether the request is signed in.
+  (POST /api/session), GET /api/session, which says whether the request is signed in, and GET /health
+  (a load balancer's or a container's check; it names no collection to a client not signed in).
 
 The Agent Protocol (/api/langgraph) and MCP (/mcp) answer 404 in this mode: they have no per-account
 permissions yet, and a protocol that could show every run must not be reachable."""
@@ -24,7 +25,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from rabbithole.accounts.service import AccountService
 from rabbithole.accounts.sessions import csrf_matches
-from rabbithole.api.access import PRINCIPAL_SCOPE_KEY, Principal
+from rabbithole.api.access import HEALTH_PATH, PRINCIPAL_SCOPE_KEY, Principal
 from rabbithole.api.audit_trail import audited
 from rabbithole.api.origin_guard import SAFE_METHODS
 from rabbithole.api.refusals import header, refuse
@@ -71,8 +72,8 @@ class AccountsMiddleware:
                 return
             await self._serve_recorded({**scope, PRINCIPAL_SCOPE_KEY: found}, path, found, receive, send)
             return
-        if path == SESSION_PATH and scope["method"] == "GET":
-            await self.app(scope, receive, send)  # says: not signed in
+        if path in (SESSION_PATH, HEALTH_PATH) and scope["method"] in ("GET", "HEAD"):
+            await self.app(scope, receive, send)  # not signed in: says so / the health check, no names
             return
         await refuse(
             send,

@@ -61,7 +61,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await asyncio.to_thread(services.check_vector_store)
         runs = await asyncio.to_thread(RunService, services)  # opens the run store and event log
         if resolved.server.auth_mode == "accounts":
-            await asyncio.to_thread(lambda: services.accounts)  # the account tables, before any sign-in
+            # the account tables, and the dummy hash unknown names are checked against, before any sign-in
+            await asyncio.to_thread(lambda: services.accounts.passwords.prepare_dummy())
         readiness = Readiness()
         jobs = JobRegistry(services)
         await asyncio.to_thread(jobs.open)  # ends the jobs of processes that stopped

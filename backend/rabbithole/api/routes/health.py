@@ -141,6 +141,8 @@ async def health(services: ServicesDep, readiness: ReadinessDep, access: AccessD
     store = await run_in_threadpool(_store, services) if readiness.ready else _pending_store(readiness)
     unavailable = await run_in_threadpool(_unavailable, services, readiness)
     unavailable = [u for u in unavailable if access.sees_collection(u.name)]  # accounts: its own only
+    if not access.unrestricted:  # accounts mode: how many collections it may use, not how many there are
+        collections = len(access.roles)
     state = readiness.state
     if state == "ready":
         healthy = (
