@@ -188,15 +188,53 @@ def _pattern(template: str) -> str:
     return re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(template))
 
 
-def test_the_protocols_are_not_served(accounts_world: AccountsWorld) -> None:
+def test_mcp_is_not_served(accounts_world: AccountsWorld) -> None:
+    """MCP over HTTP has no per-account permissions yet: not served in accounts mode, to anyone."""
     for who in ("adam", "alice", None):
         with accounts_world.client(who) as client:
-            assert client.post("/api/langgraph/threads/search", json={}).status_code == 404
-            assert client.get(f"/api/langgraph/threads/{accounts_world.run_id}").status_code == 404
-            assert (
-                client.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "initialize"}).status_code
-                == 404
-            )
+            answer = client.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "initialize"})
+            assert answer.status_code == 404
+
+
+LANGGRAPH = "/api/langgraph"
+
+
+def test_the_agent_protocol_threads_are_runs_with_their_permissions(accounts_world: AccountsWorld) -> None:
+    run, private = accounts_world.run_id, accounts_world.private_run_id
+    for thread, statuses in ((run, READ), (private, (200, 404, 404, 404, 200, 401, 401, 401))):
+        for who, expected in zip(WHO, statuses, strict=True):
+            answer = _answer(accounts_world, who, _get(f"{LANGGRAPH}/threads/{thread}"))
+            assert answer.status_code == expected, (thread == private, who, answer.text[:200])
+            if expected != 200:
+                _no_trace_of_laws(accounts_world, answer.content, thread)
+    with accounts_world.client("rita") as rita:
+        found = {
+            t["thread_id"] for t in rita.post(f"{LANGGRAPH}/threads/search", json={"limit": 1000}).json()
+        }
+        assert run in found and private not in found
+        history = rita.post(f"{LANGGRAPH}/threads/{run}/history", json={"limit": 1})
+        assert history.status_code == 200  # reading a run she sees, though a POST
+        assistant = rita.post(f"{LANGGRAPH}/assistants/search", json={}).json()[0]["assistant_id"]
+        answer = {"assistant_id": assistant, "command": {"resume": "/end"}}
+        assert rita.post(f"{LANGGRAPH}/threads/{run}/runs", json=answer).status_code == 403  # alice's
+        assert rita.delete(f"{LANGGRAPH}/threads/{run}").status_code == 403
+    with accounts_world.client("nora") as nora:
+        searched = nora.post(f"{LANGGRAPH}/threads/search", json={"limit": 1000})
+        assert not {t["thread_id"] for t in searched.json()} & {run, private}
+        _no_trace_of_laws(accounts_world, searched.content)
+        noras = nora.post(f"{LANGGRAPH}/threads", json={}).json()["thread_id"]
+        start = {"assistant_id": assistant, "input": {**QUICK_RUN}}
+        refused = nora.post(f"{LANGGRAPH}/threads/{noras}/runs", json=start)
+        assert refused.status_code == 404 and refused.json()["error"]["type"] == "CollectionNotFoundError"
+        assert (
+            nora.post(f"{LANGGRAPH}/threads", json={"thread_id": run, "if_exists": "do_nothing"}).status_code
+            == 404
+        )
+    with accounts_world.client("rita") as rita:
+        assert rita.get(f"{LANGGRAPH}/threads/{noras}").status_code == 404  # nora's thread, not started
+        assert noras not in {t["thread_id"] for t in rita.post(f"{LANGGRAPH}/threads/search", json={}).json()}
+    with accounts_world.client("adam") as adam:
+        assert adam.get(f"{LANGGRAPH}/threads/{noras}").status_code == 200
 
 
 def test_the_run_list_stream_shows_each_account_its_own(accounts_world: AccountsWorld) -> None:

@@ -95,6 +95,11 @@ class Access:
         """``names`` the request may see, in order."""
         return [n for n in names if self.sees_collection(n)]
 
+    def owns(self, owner: int | None) -> bool:
+        """Whether something of account ``owner`` (an Agent Protocol thread not started yet) is the
+        request's to see: its own, or any for an administrator or outside accounts mode."""
+        return self.unrestricted or (owner is not None and owner == self.user_id)
+
     def sees_run(self, record: RunRecord) -> bool:
         if self.unrestricted or (record.created_by is not None and record.created_by == self.user_id):
             return True

@@ -12,8 +12,9 @@ route: it finds the request's account and puts it in the scope (api/access.py de
   (POST /api/session), GET /api/session, which says whether the request is signed in, and GET /health
   (a load balancer's or a container's check; it names no collection to a client not signed in).
 
-The Agent Protocol (/api/langgraph) and MCP (/mcp) answer 404 in this mode: they have no per-account
-permissions yet, and a protocol that could show every run must not be reachable."""
+MCP over HTTP (/mcp) answers 404 in this mode: it has no per-account permissions yet, and a protocol
+that could show every run must not be reachable. (The Agent Protocol, /api/langgraph, has them: its threads
+are runs, api/authorize.py.)"""
 
 from __future__ import annotations
 
@@ -33,8 +34,8 @@ from rabbithole.api.security import SESSION_COOKIE, SESSION_PATH, cookie_value, 
 from rabbithole.api.spa import route_path
 
 CSRF_HEADER = b"x-csrf-token"
-#: Paths of the protocols without per-account permissions: not served in accounts mode.
-UNAVAILABLE_PREFIXES = ("/api/langgraph", "/mcp")
+#: Paths of the protocol without per-account permissions: not served in accounts mode.
+UNAVAILABLE_PREFIXES = ("/mcp",)
 
 
 class AccountsMiddleware:

@@ -11,6 +11,8 @@ from fastapi import Request
 from starlette.concurrency import run_in_threadpool
 
 from rabbithole.api.access import Access, Need, get_access
+from rabbithole.api.agent_protocol.registry import get_registry
+from rabbithole.api.agent_protocol.threads import require_visible_thread
 from rabbithole.api.deps import JobsDep, RunServiceDep, ServicesDep
 from rabbithole.api.origin_guard import SAFE_METHODS
 from rabbithole.api.routes.documents import MAX_DOCUMENT_ID
@@ -36,6 +38,8 @@ def _template(request: Request) -> str:
     return path.removeprefix("/api")
 
 
+#: Agent Protocol requests that read although they are POSTs (a query in a body).
+AGENT_READS = {("POST", "/threads/{thread_id}/history")}
 #: Routes every client may use, signed in or not: the sign-in itself and the question whether one is
 #: (api/accounts_auth.py lets them through; they show nothing but the request's own session).
 PUBLIC_ROUTES = {"/session"}
@@ -48,7 +52,8 @@ async def authorize(request: Request, services: ServicesDep, runs: RunServiceDep
     if access.unrestricted:
         return
     params = request.path_params
-    need = need_of(request.method, _template(request))
+    template = _template(request)
+    need = need_of(request.method, template)
     if "name" in params:
         access.require_collection(str(params["name"]), need)
     if "document_id" in params:
@@ -59,7 +64,11 @@ async def authorize(request: Request, services: ServicesDep, runs: RunServiceDep
     if "job_id" in params:
         job = await run_in_threadpool(jobs.get, str(params["job_id"]))
         access.require_collection(job.collection, "read")
-    if "run_id" in params:
+    if "thread_id" in params:  # the Agent Protocol: a thread is a run (its run_id is the protocol's own)
+        control = request.method not in SAFE_METHODS and (request.method, template) not in AGENT_READS
+        registry = get_registry(request)
+        await require_visible_thread(runs, registry, access, str(params["thread_id"]), control=control)
+    elif "run_id" in params:
         record = await runs.runs.get(str(params["run_id"]), with_result=False)
         access.require_run(record, control=request.method not in SAFE_METHODS)
     for collection in request.query_params.getlist("collection"):
