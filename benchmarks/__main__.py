@@ -29,6 +29,7 @@ MODULES = (
     "benchmarks.bench_web",
     "benchmarks.bench_api",
     "benchmarks.bench_agent_protocol",
+    "benchmarks.bench_accounts",
     "benchmarks.bench_team",
     "benchmarks.bench_report",
 )

@@ -30,6 +30,7 @@ from rabbithole.ingestion.registry_file import file_digest as _file_digest
 # Collaborators are imported where they are built: a command that needs only the catalog (a re-run of
 # `rabbithole ingest` over an unchanged folder) never pays for Chroma, the embedder or the search stack.
 if TYPE_CHECKING:
+    from rabbithole.accounts.service import AccountService
     from rabbithole.embeddings.base import Embedder
     from rabbithole.ingestion.pipeline import IngestionPipeline
     from rabbithole.ingestion.rebuild import RebuildReport
@@ -81,7 +82,7 @@ class Services:
         self._shares_store = "store" in self._built  # the Services it shares with closes it
 
     def close(self) -> None:
-        for name in ("runs", "run_events"):
+        for name in ("runs", "run_events", "accounts"):
             built = self._built.get(name)
             if built is not None:
                 built.close()
@@ -176,6 +177,21 @@ class Services:
         return self._once(
             "runs",
             lambda: RunStore(
+                self.settings.storage.catalog_path,
+                self.settings.storage.sqlite_busy_timeout_ms,
+                url=self.settings.database.url,
+            ),
+        )
+
+    @property
+    def accounts(self) -> AccountService:
+        """Users, tokens, sessions, memberships and the audit log (in the catalog database)."""
+        from rabbithole.accounts.service import AccountService
+
+        return self._once(
+            "accounts",
+            lambda: AccountService.open(
+                self.settings.accounts,
                 self.settings.storage.catalog_path,
                 self.settings.storage.sqlite_busy_timeout_ms,
                 url=self.settings.database.url,

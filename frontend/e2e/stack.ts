@@ -27,7 +27,7 @@ export interface Stack {
   stop: () => Promise<void>;
 }
 
-interface Process {
+export interface Process {
   child: ChildProcess;
   output: string[];
   name: string;
@@ -46,7 +46,7 @@ export async function freePort(): Promise<number> {
 }
 
 /** The environment without the developer's Rabbithole settings, plus ``extra``. */
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (!key.startsWith('RABBITHOLE_') && key !== 'OLLAMA_HOST') env[key] = value;
@@ -54,7 +54,7 @@ function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, HF_HUB_OFFLINE: '1', TRANSFORMERS_OFFLINE: '1', ANONYMIZED_TELEMETRY: 'False', ...extra };
 }
 
-function start(name: string, command: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): Process {
+export function start(name: string, command: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): Process {
   const child = spawn(command, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   const output: string[] = [];
   const keep = (chunk: Buffer) => {
@@ -71,7 +71,7 @@ function failure(process: Process, why: string): Error {
 }
 
 /** Polls ``url`` until ``ready`` accepts its answer; fails with the process's output if it dies first. */
-async function waitUntil(
+export async function waitUntil(
   process: Process,
   url: string,
   ready: (response: Response) => Promise<boolean>,
@@ -90,7 +90,7 @@ async function waitUntil(
   }
 }
 
-async function stop(process: Process): Promise<void> {
+export async function stop(process: Process): Promise<void> {
   if (process.child.exitCode !== null || process.child.signalCode !== null) return;
   const exited = new Promise((resolve) => process.child.once('exit', resolve));
   process.child.kill('SIGTERM');

@@ -51,6 +51,19 @@ async def client(tmp_path: Path) -> AsyncIterator[Client]:
         yield factory
 
 
+def token_state(required: bool, via: str) -> dict[str, object]:
+    """GET /api/session's answer outside accounts mode: no account, no CSRF token."""
+    auth = "token" if required else "none"
+    return {
+        "token_required": required,
+        "via": via,
+        "auth": auth,
+        "user": None,
+        "is_admin": False,
+        "csrf_token": None,
+    }
+
+
 def cookie_attributes(response: httpx.Response) -> dict[str, str]:
     """The session cookie's Set-Cookie attributes, lower-cased names ("value" is the cookie's value)."""
     headers = [h for h in response.headers.get_list("set-cookie") if h.startswith(f"{SESSION_COOKIE}=")]
@@ -81,12 +94,12 @@ async def test_the_token_buys_a_session_cookie_the_api_accepts(client: Client) -
         assert "secure" not in flags and "max-age" not in flags  # plain http; lasts the browser session
         assert TOKEN not in flags["value"]  # the cookie proves the token without being it
         assert (await http.get("/api/collections")).status_code == 200  # the client sends the cookie
-        assert (await http.get("/api/session")).json() == {"token_required": True, "via": "cookie"}
+        assert (await http.get("/api/session")).json() == token_state(True, "cookie")
         created = await http.post("/api/collections", json={"name": "notes"})  # no Origin: not a browser
         assert created.status_code == 201, created.text
     async with client() as http:  # a fresh client has no cookie; the bearer header still works
         bearer = await http.get("/api/session", headers={"Authorization": f"Bearer {TOKEN}"})
-        assert bearer.json() == {"token_required": True, "via": "bearer"}
+        assert bearer.json() == token_state(True, "bearer")
 
 
 @pytest.mark.asyncio
@@ -205,7 +218,7 @@ async def test_without_a_token_configured_signing_in_needs_nothing(tmp_path: Pat
         async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:
             answer = await http.post("/api/session", json={"token": "anything"})
             assert answer.status_code == 204 and "set-cookie" not in answer.headers
-            assert (await http.get("/api/session")).json() == {"token_required": False, "via": "none"}
+            assert (await http.get("/api/session")).json() == token_state(False, "none")
 
 
 @pytest.fixture(scope="module")

@@ -46,16 +46,19 @@ def error_response(
 
 _DESCRIPTIONS = {
     400: "Bad request (e.g. a `Host:` header the server does not answer to).",
-    401: "Missing or wrong token: bearer header or session cookie (only when server.token is set).",
+    401: "Missing or wrong credential: the token or its session cookie (server.auth token), a personal token "
+    "or a session (server.auth accounts).",
     403: "A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is "
     "neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site "
-    "and its origin is not in server.cors_origins.",
+    "and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or "
+    "something the account may see but not do.",
     404: "Not found.",
     409: "Conflict with the current state.",
     413: "Request body too large.",
     415: "Unsupported media type.",
     416: "The requested byte range is not in the file.",
     422: "Invalid request values.",
+    429: "Too many failed sign-ins of this account or from this address (Retry-After: when to try again).",
     500: "Internal error (details in the server log).",
     503: "A backing service (vector store, embedder, model) is unavailable.",
 }

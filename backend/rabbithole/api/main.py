@@ -5,15 +5,17 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 from fastapi.routing import APIRoute
 from fastapi_offline import FastAPIOffline
 from starlette.middleware.cors import CORSMiddleware
 
 from rabbithole import __version__
+from rabbithole.api.accounts_auth import AccountsMiddleware
 from rabbithole.api.agent_protocol import AGENT_PROTOCOL_PREFIX, agent_protocol_routers
+from rabbithole.api.authorize import authorize
 from rabbithole.api.docs_assets import serve_offline_redoc
 from rabbithole.api.errors import install_error_handlers
 from rabbithole.api.headers import SecurityHeadersMiddleware
@@ -39,11 +41,15 @@ from rabbithole.core.config import Settings, load_settings
 from rabbithole.mcp.transports import HttpMcp
 from rabbithole.services import Services
 
+if TYPE_CHECKING:
+    from rabbithole.accounts.service import AccountService
+
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     """The app over ``settings`` (default: loaded now, so bad settings fail here with their message rather
     than as "Application startup failed")."""
     resolved = settings or load_settings()
+    resolved.server.check_auth()
     mcp_http = HttpMcp()
 
     @asynccontextmanager
@@ -54,6 +60,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # checked in a child process (a damaged one is recorded and never opened here).
         await asyncio.to_thread(services.check_vector_store)
         runs = await asyncio.to_thread(RunService, services)  # opens the run store and event log
+        if resolved.server.auth_mode == "accounts":
+            # the account tables, and the dummy hash unknown names are checked against, before any sign-in
+            await asyncio.to_thread(lambda: services.accounts.passwords.prepare_dummy())
         readiness = Readiness()
         jobs = JobRegistry(services)
         await asyncio.to_thread(jobs.open)  # ends the jobs of processes that stopped
@@ -86,6 +95,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version=__version__,
         lifespan=lifespan,
         generate_unique_id_function=_operation_id,
+        # every route's path and query parameters checked against the request's permissions (accounts mode)
+        dependencies=[Depends(authorize)],
     )
     serve_offline_redoc(app)  # ReDoc's bundle without its remote logo
     install_error_handlers(app)
@@ -131,15 +142,23 @@ def _operation_id(route: APIRoute) -> str:
 
 def _install_guards(app: FastAPI, settings: Settings) -> None:
     """The middlewares, outermost last: security headers (on every answer, refusals too), Host check,
-    CORS, cross-origin guard (every auth mode), token (bearer or session cookie), body size."""
+    CORS, cross-origin guard (every auth mode), the token (bearer or session cookie) or the accounts (a
+    personal token or a session with its CSRF header), body size."""
     server = settings.server
     app.add_middleware(
         BodySizeLimitMiddleware,
         limit=server.max_request_kb * 1024,
         upload_limit=int(server.max_upload_mb * 1024 * 1024),
     )
-    if server.token:
+    if server.auth_mode == "token":
         app.add_middleware(BearerTokenMiddleware, token=server.token)
+    elif server.auth_mode == "accounts":
+
+        def accounts() -> AccountService:
+            services: Services = app.state.services
+            return services.accounts
+
+        app.add_middleware(AccountsMiddleware, accounts=accounts)
     app.add_middleware(CrossOriginGuardMiddleware, trusted_origins=server.cors_origins)
     if server.cors_origins:
         app.add_middleware(

@@ -67,13 +67,13 @@ def session_cookie_value(token: str) -> str:
     return hmac.new(token.encode(), b"rabbithole session cookie v1", hashlib.sha256).hexdigest()
 
 
-def _needs_no_token(scope: Scope, path: str) -> bool:
+def needs_no_token(scope: Scope, path: str) -> bool:
     """The documentation pages, and the web app's files (spa.is_web_app_request: a GET/HEAD outside the
     API and /health), which hold no data and load before the app can ask for the token."""
     return path in PUBLIC_PATHS or path.startswith(PUBLIC_PREFIX) or is_web_app_request(scope)
 
 
-def _cookie(scope: Scope, name: str) -> str | None:
+def cookie_value(scope: Scope, name: str) -> str | None:
     cookies = header(scope, b"cookie")
     return cookie_parser(cookies).get(name) if cookies else None
 
@@ -96,7 +96,7 @@ class BearerTokenMiddleware:
             await self.app(scope, receive, send)
             return
         path = route_path(scope)
-        if (path == SESSION_PATH and scope["method"] != "GET") or _needs_no_token(scope, path):
+        if (path == SESSION_PATH and scope["method"] != "GET") or needs_no_token(scope, path):
             await self.app(scope, receive, send)
             return
         via = self._credential(scope)
@@ -117,7 +117,7 @@ class BearerTokenMiddleware:
         given = (header(scope, b"authorization") or "").encode("latin-1")
         if hmac.compare_digest(given, self.expected):
             return "bearer"
-        cookie = (_cookie(scope, SESSION_COOKIE) or "").encode("latin-1", "replace")
+        cookie = (cookie_value(scope, SESSION_COOKIE) or "").encode("latin-1", "replace")
         if hmac.compare_digest(cookie, self.cookie):
             return "cookie"
         return None

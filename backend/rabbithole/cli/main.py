@@ -8,9 +8,11 @@ import os
 import typer
 
 from rabbithole.cli import (
+    accounts,
     collections,
     ingest,
     mcp,
+    members,
     migrate,
     rebuild,
     references,
@@ -58,3 +60,5 @@ rebuild.register(app)
 migrate.register(app)
 transfer.register(app)
 mcp.register(app)
+accounts.register(app)
+members.register(app)

@@ -1,5 +1,6 @@
 """The database schema's migrations (Alembic), for PostgreSQL (``database.url``): one revision per change of
-the tables in ``catalog/tables.py``, ``runs/store.py`` and ``runs/event_log.py``, applied at every start
+the tables in ``catalog/tables.py``, ``runs/store.py``, ``runs/event_log.py`` and
+``accounts/tables.py``, applied at every start
 (``Services``: a no-op at head) and by ``rabbithole migrate``. Several servers starting at once take turns
 (a PostgreSQL advisory lock held by the migrating transaction), so the schema is migrated once.
 
@@ -69,11 +70,12 @@ def upgrade(engine: Engine) -> tuple[str | None, str]:
 def schema_metadata() -> MetaData:
     """Every table of the database as the code declares it (catalog, runs, events), in one MetaData."""
     import rabbithole.runs.event_log  # noqa: F401  (declares run_events on RunsBase)
+    from rabbithole.accounts.tables import AccountsBase
     from rabbithole.catalog.tables import Base
     from rabbithole.runs.store import RunsBase
 
     metadata = MetaData()
-    for declared in (Base.metadata, RunsBase.metadata):
+    for declared in (Base.metadata, RunsBase.metadata, AccountsBase.metadata):
         for table in declared.sorted_tables:
             table.to_metadata(metadata)
     return metadata

@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -49,6 +49,16 @@ class AsyncRunStore:
         return await asyncio.to_thread(
             self.store.list, status=status, question=question, limit=limit, offset=offset
         )
+
+    async def visible(
+        self,
+        sees: Callable[[RunRecord], bool],
+        *,
+        status: Sequence[str] | None = None,
+        question: str | None = None,
+    ) -> Sequence[RunRecord]:
+        """Every run matching the filters that ``sees`` lets through, newest first."""
+        return await asyncio.to_thread(self.store.visible, sees, status=status, question=question)
 
     async def count(self, *, status: Sequence[str] | None = None, question: str | None = None) -> int:
         return await asyncio.to_thread(self.store.count, status=status, question=question)

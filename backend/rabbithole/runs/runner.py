@@ -123,8 +123,11 @@ class ResearchRunner:
         origin: RunOrigin = "cli",
         claim: tuple[str, datetime] | None = None,
         run_id: str | None = None,
+        created_by: int | None = None,
+        private: bool = False,
     ) -> RunRecord:
-        """A new run (queued); nothing runs until ``advance``. Bad input is an InvalidRequestError.
+        """A new run (queued); nothing runs until ``advance``. ``created_by``, ``private``: the account that
+        starts it, and whether only it may see it (accounts mode). Bad input is an InvalidRequestError.
         ``origin``: who created it (the server or the CLI), which decides how its errors say to resume it;
         ``claim``: the lease it is created with (its creator executes it); ``run_id``: its id, if chosen.
         The overrides are validated here, once, and stored as validated (``RunRecord.settings``).
@@ -152,6 +155,8 @@ class ResearchRunner:
             origin=origin,
             claim=claim,
             run_id=run_id,
+            created_by=created_by,
+            private=private,
         )
 
     # -- running -------------------------------------------------------------------------------------

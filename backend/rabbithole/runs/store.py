@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from sqlalchemy import Integer, Select, String, Text, func, select
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
+from sqlalchemy.orm import DeclarativeBase, Mapped, defer, mapped_column, sessionmaker
 
 from rabbithole.catalog.db import create_engine_for, prepare_tables
 from rabbithole.core.errors import RunNotFoundError
@@ -60,6 +60,10 @@ class RunRow(RunsBase):
     # where the run was created: "server" (the API) or "cli" (the command, or the library); says how to
     # resume it
     origin: Mapped[str] = mapped_column(String, default="cli")
+    # accounts mode (accounts/): the account that started the run (None: before accounts, or none in use)
+    # and whether only it (and admins) may see the run, rather than the members of all its collections
+    created_by: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    private: Mapped[bool] = mapped_column(default=False)
 
 
 #: Columns added to research_runs after it was first created: (table, column, SQL type and default).
@@ -67,6 +71,8 @@ ADDED_RUN_COLUMNS = (
     ("research_runs", "owner", "VARCHAR"),
     ("research_runs", "lease_until", "DATETIME"),
     ("research_runs", "origin", "VARCHAR DEFAULT 'cli'"),
+    ("research_runs", "created_by", "INTEGER"),
+    ("research_runs", "private", "BOOLEAN DEFAULT 0 NOT NULL"),
 )
 
 
@@ -85,6 +91,9 @@ class RunRecord:
     updated_at: datetime
     result: ResearchResult | None = field(default=None, repr=False)
     origin: RunOrigin = "cli"
+    # accounts mode: the account that started it (None: no account), and whether only it may see the run
+    created_by: int | None = None
+    private: bool = False
 
     def settings(self) -> RunOverrides:
         """The run's overrides, validated once when it was created (``ResearchRunner.create``): read back as
@@ -140,6 +149,8 @@ def _record(row: RunRow, with_result: bool) -> RunRecord:
         updated_at=_aware(row.updated_at),
         result=result,
         origin="server" if row.origin == "server" else "cli",
+        created_by=row.created_by,
+        private=bool(row.private),
     )
 
 
@@ -168,6 +179,8 @@ class RunStore:
         origin: RunOrigin = "cli",
         claim: tuple[str, datetime] | None = None,
         run_id: str | None = None,
+        created_by: int | None = None,
+        private: bool = False,
     ) -> RunRecord:
         """A new run. ``claim``: the lease (owner, until) it is created with, in the same insert, so no other
         process adopts it between its creation and its creator's claim (``leases.RunLeases.new_claim``);
@@ -186,6 +199,8 @@ class RunStore:
                 origin=origin,
                 owner=owner,
                 lease_until=lease_until,
+                created_by=created_by,
+                private=private,
             )
             session.add(row)
             session.flush()
@@ -211,6 +226,21 @@ class RunStore:
         query = query.limit(limit).offset(offset)
         with self._sessions() as session:
             return [_record(row, with_result=False) for row in session.scalars(query).all()]
+
+    def visible(
+        self,
+        sees: Callable[[RunRecord], bool],
+        *,
+        status: Sequence[str] | None = None,
+        question: str | None = None,
+    ) -> Sequence[RunRecord]:
+        """Every run matching the filters (as :meth:`list`) that ``sees`` lets through, newest first: the
+        run list of an account (accounts mode), whose visibility depends on its memberships."""
+        query = _matching(select(RunRow), status, question).order_by(RunRow.seq.desc())
+        query = query.options(defer(RunRow.result_json))
+        with self._sessions() as session:
+            records = (_record(row, with_result=False) for row in session.scalars(query))
+            return [record for record in records if sees(record)]
 
     def ids_starting_with(self, prefix: str, limit: int = 10) -> Sequence[str]:
         """The ids of runs that start with ``prefix`` (at most ``limit``, newest first)."""

@@ -1,7 +1,7 @@
 import { NavLink, Outlet } from "react-router";
 import { HealthBanner } from "../features/health/components/HealthBanner";
 import { useRunListEvents } from "../features/runs";
-import { AccessTokenDialog } from "../features/session/components/AccessTokenDialog";
+import { SignInGate } from "../features/session/components/SignInGate";
 import { SignOutButton } from "../features/session/components/SignOutButton";
 import { useAccessRequired } from "../shared/auth/useAccess";
 import { LANGUAGES, useI18n, type Language } from "../shared/i18n/i18n";
@@ -12,7 +12,7 @@ export function Layout() {
   const locked = useAccessRequired();
   return (
     <>
-      {locked && <AccessTokenDialog />}
+      {locked && <SignInGate />}
       <a inert={locked} className="skip-link" href="#main" onClick={(e) => {
         e.preventDefault();
         document.getElementById("main")?.focus();

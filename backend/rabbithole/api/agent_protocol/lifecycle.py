@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from rabbithole.api.access import Access
 from rabbithole.api.agent_protocol.assistants import find_assistant
 from rabbithole.api.agent_protocol.registry import AgentRegistry, AgentRunEntry, ending
 from rabbithole.api.agent_protocol.schemas import AgentRun, AgentRunStatus, RunCreate
@@ -69,10 +70,12 @@ def _answer(thread_id: str, body: RunCreate) -> ResumeBody:
 
 
 async def start_run(
-    service: RunService, registry: AgentRegistry, thread_id: str, body: RunCreate
+    service: RunService, registry: AgentRegistry, thread_id: str, body: RunCreate, access: Access
 ) -> AgentRunEntry:
     """A new Agent Protocol run on the thread; a thread whose run executes refuses it (409,
-    multitask_strategy ``reject``); a stream mode that is not served is refused before (422)."""
+    multitask_strategy ``reject``); a stream mode that is not served is refused before (422). Accounts
+    mode: the first run's collections must be the account's, and the Rabbithole run it creates is the
+    account's (api/access.py)."""
     modes = body.modes()
     assistant = find_assistant(body.assistant_id)
     async with registry.starting:
@@ -80,6 +83,8 @@ async def start_run(
         metadata = body.metadata or {}
         if record is None:
             request = _first_run(thread_id, assistant.graph_id, body)
+            for collection in request.collections:
+                access.require_collection(collection, "read")
             entry = registry.add_run(thread_id, assistant.assistant_id, 0, metadata, modes)
             try:
                 await service.create(
@@ -88,6 +93,7 @@ async def start_run(
                     request.mode,
                     request.overrides(),
                     run_id=thread_id,
+                    created_by=access.user_id,
                 )
             except BaseException:
                 registry.drop_run(entry)

@@ -58,6 +58,7 @@ class AgentRunEntry:
 class ThreadEntry:
     thread_id: str
     metadata: dict[str, Any]
+    owner: int | None = None  # accounts mode: the account that created it (its run, once started, has it too)
     created_at: datetime = field(default_factory=lambda: datetime.now(UTC))
 
 
@@ -67,8 +68,10 @@ class AgentRegistry:
         self.runs: dict[str, list[AgentRunEntry]] = {}
         self.starting = asyncio.Lock()  # one run starts at a time (a thread's first run creates its run)
 
-    def add_thread(self, thread_id: str | None, metadata: dict[str, Any]) -> ThreadEntry:
-        entry = ThreadEntry(thread_id or uuid.uuid4().hex, metadata)
+    def add_thread(
+        self, thread_id: str | None, metadata: dict[str, Any], owner: int | None = None
+    ) -> ThreadEntry:
+        entry = ThreadEntry(thread_id or uuid.uuid4().hex, metadata, owner)
         self.threads[entry.thread_id] = entry
         return entry
 

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, Query, Response
 from sse_starlette import EventSourceResponse
 
+from rabbithole.api.access import AccessDep
 from rabbithole.api.agent_protocol.frames import run_frames
 from rabbithole.api.agent_protocol.lifecycle import agent_run, run_end, start_run
 from rabbithole.api.agent_protocol.registry import AgentRegistry, AgentRunEntry, ending
@@ -64,30 +65,40 @@ async def _outcome(runs: RunService, entry: AgentRunEntry) -> dict[str, Any]:
 
 @router.post("/threads/{thread_id}/runs")
 async def create_run(
-    thread_id: str, body: RunCreate, runs: RunServiceDep, registry: RegistryDep, response: Response
+    thread_id: str,
+    body: RunCreate,
+    runs: RunServiceDep,
+    registry: RegistryDep,
+    access: AccessDep,
+    response: Response,
 ) -> AgentRun:
     """Start a run in the background."""
-    entry = await start_run(runs, registry, thread_id, body)
+    entry = await start_run(runs, registry, thread_id, body, access)
     response.headers.update(_location(entry))
     return await agent_run(runs, entry)
 
 
 @router.post("/threads/{thread_id}/runs/stream", response_class=EventSourceResponse)
 async def stream_run(
-    thread_id: str, body: RunCreate, runs: RunServiceDep, registry: RegistryDep
+    thread_id: str, body: RunCreate, runs: RunServiceDep, registry: RegistryDep, access: AccessDep
 ) -> EventSourceResponse:
     """Start a run and stream it until its interrupt or end."""
-    entry = await start_run(runs, registry, thread_id, body)
+    entry = await start_run(runs, registry, thread_id, body, access)
     frames = run_frames(runs, entry, body.modes(), entry.start_seq, ended=False)
     return EventSourceResponse(frames, ping=PING_S, headers=_stream_location(entry))
 
 
 @router.post("/threads/{thread_id}/runs/wait")
 async def wait_run(
-    thread_id: str, body: RunCreate, runs: RunServiceDep, registry: RegistryDep, response: Response
+    thread_id: str,
+    body: RunCreate,
+    runs: RunServiceDep,
+    registry: RegistryDep,
+    access: AccessDep,
+    response: Response,
 ) -> dict[str, Any]:
     """Start a run and answer once it reached its interrupt or end: the thread's state values."""
-    entry = await start_run(runs, registry, thread_id, body)
+    entry = await start_run(runs, registry, thread_id, body, access)
     response.headers.update(_location(entry))
     return await _outcome(runs, entry)
 

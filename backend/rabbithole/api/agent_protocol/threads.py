@@ -8,6 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query
 from fastapi.responses import Response
 
+from rabbithole.api.access import Access, AccessDep
 from rabbithole.api.agent_protocol.registry import AgentRegistry, get_registry, thread_status
 from rabbithole.api.agent_protocol.schemas import (
     HistoryQuery,
@@ -42,6 +43,24 @@ async def require_thread(service: RunService, registry: AgentRegistry, thread_id
     return record
 
 
+async def require_visible_thread(
+    service: RunService, registry: AgentRegistry, access: Access, thread_id: str, *, control: bool
+) -> None:
+    """NotFoundError (404) when the request may not see the thread (its run, or, before it has one, the
+    registry's entry of another account); PermissionDeniedError (403) when it sees the run but wants to
+    control it (start a run on it, cancel, delete) and did not start it. A thread that does not exist is
+    left to the route (404 too)."""
+    if access.unrestricted:
+        return
+    record = await started(service, thread_id)
+    if record is not None:
+        access.require_run(record, control=control)
+        return
+    entry = registry.threads.get(thread_id)
+    if entry is not None and not access.owns(entry.owner):
+        raise NotFoundError(f"no thread '{thread_id}'")
+
+
 async def to_thread(service: RunService, registry: AgentRegistry, thread_id: str) -> Thread:
     record = await require_thread(service, registry, thread_id)
     entry = registry.threads.get(thread_id)
@@ -69,14 +88,18 @@ async def to_thread(service: RunService, registry: AgentRegistry, thread_id: str
 
 
 @router.post("/threads")
-async def create_thread(body: ThreadCreate, runs: RunServiceDep, registry: RegistryDep) -> Thread:
+async def create_thread(
+    body: ThreadCreate, runs: RunServiceDep, registry: RegistryDep, access: AccessDep
+) -> Thread:
+    """A thread (accounts mode: the account's; an existing one is returned only to whom may see it)."""
     if body.thread_id is not None and (
         body.thread_id in registry.threads or await started(runs, body.thread_id) is not None
     ):
         if body.if_exists == "raise":
             raise RunStateError(f"thread '{body.thread_id}' exists")
+        await require_visible_thread(runs, registry, access, body.thread_id, control=False)
         return await to_thread(runs, registry, body.thread_id)
-    entry = registry.add_thread(body.thread_id, body.metadata or {})
+    entry = registry.add_thread(body.thread_id, body.metadata or {}, owner=access.user_id)
     return await to_thread(runs, registry, entry.thread_id)
 
 
@@ -86,10 +109,20 @@ async def get_thread(thread_id: str, runs: RunServiceDep, registry: RegistryDep)
 
 
 @router.post("/threads/search")
-async def search_threads(body: ThreadSearch, runs: RunServiceDep, registry: RegistryDep) -> list[Thread]:
-    """Threads, newest first: those of the registry without a run, then the runs (each a thread)."""
-    empty = [t for t in registry.threads if await started(runs, t) is None]
-    records = await runs.runs.list(limit=1_000_000)
+async def search_threads(
+    body: ThreadSearch, runs: RunServiceDep, registry: RegistryDep, access: AccessDep
+) -> list[Thread]:
+    """Threads, newest first: those of the registry without a run, then the runs (each a thread); in
+    accounts mode those the request may see."""
+    empty = [
+        t
+        for t, entry in registry.threads.items()
+        if access.owns(entry.owner) and await started(runs, t) is None
+    ]
+    if access.unrestricted:
+        records = await runs.runs.list(limit=1_000_000)
+    else:
+        records = list(await runs.runs.visible(access.sees_run))
     ids = [*reversed(empty), *(r.id for r in records)]
     if body.ids is not None:
         ids = [i for i in ids if i in body.ids]

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Response
 from pydantic import AwareDatetime, BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
+from rabbithole.api.access import AccessDep
 from rabbithole.api.deps import JobsDep, ServicesDep
 from rabbithole.api.errors import responses
 from rabbithole.api.jobs import IngestJob
@@ -84,7 +85,8 @@ class CollectionDetail(CollectionOut):
 
 
 @router.get("/collections", responses=responses())
-def list_collections(services: ServicesDep) -> list[CollectionOut]:
+def list_collections(services: ServicesDep, access: AccessDep) -> list[CollectionOut]:
+    """The collections the request may see (accounts mode: those of its memberships)."""
     return [
         CollectionOut(
             name=c.name,
@@ -94,6 +96,7 @@ def list_collections(services: ServicesDep) -> list[CollectionOut]:
             updated_at=_utc(c.updated_at),
         )
         for c in services.catalog.list_collections()
+        if access.sees_collection(c.name)
     ]
 
 
@@ -116,15 +119,23 @@ def get_collection(name: str, services: ServicesDep) -> CollectionDetail:
 
 
 @router.post("/collections", status_code=201, responses=responses(409, 413, 503))
-async def create_collection(body: CollectionCreate, services: ServicesDep) -> CollectionOut:
-    """An empty collection (documents come with `rabbithole ingest`); 409 if it exists."""
-    return collection_out(await run_in_threadpool(services.create_collection, body.name))
+async def create_collection(
+    body: CollectionCreate, services: ServicesDep, access: AccessDep
+) -> CollectionOut:
+    """An empty collection (documents come with `rabbithole ingest`); 409 if it exists. In accounts mode
+    the account that creates it is its owner."""
+    created = collection_out(await run_in_threadpool(services.create_collection, body.name))
+    if access.user_id is not None:
+        await run_in_threadpool(services.accounts.memberships.set, created.name, access.user_id, "owner")
+    return created
 
 
 @router.delete("/collections/{name}", status_code=204, response_class=Response, responses=responses(404, 503))
 async def delete_collection(name: str, services: ServicesDep) -> Response:
     """The collection's index: vectors, documents, pages, chunks, problems, registry. Files stay."""
     await run_in_threadpool(services.delete_collection, name)
+    if services.settings.server.auth_mode == "accounts":  # a new collection of that name starts afresh
+        await run_in_threadpool(services.accounts.memberships.forget_collection, name)
     return Response(status_code=204)
 
 

@@ -10,6 +10,7 @@ from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
 from rabbithole import __version__
+from rabbithole.api.access import AccessDep
 from rabbithole.api.deps import ReadinessDep, ServicesDep
 from rabbithole.api.errors import responses
 from rabbithole.api.readiness import Readiness
@@ -131,7 +132,7 @@ def _unavailable(services: Services, readiness: Readiness) -> list[UnavailableCo
 
 
 @router.get("/health", responses=responses())
-async def health(services: ServicesDep, readiness: ReadinessDep) -> HealthResponse:
+async def health(services: ServicesDep, readiness: ReadinessDep, access: AccessDep) -> HealthResponse:
     """`ready` once the search stack is loaded; `degraded` when the LLM server, a configured model, the
     store or the database is missing, or a collection cannot be searched (each part says what and how to
     fix it)."""
@@ -139,6 +140,9 @@ async def health(services: ServicesDep, readiness: ReadinessDep) -> HealthRespon
     database, collections = await run_in_threadpool(_database, services)
     store = await run_in_threadpool(_store, services) if readiness.ready else _pending_store(readiness)
     unavailable = await run_in_threadpool(_unavailable, services, readiness)
+    unavailable = [u for u in unavailable if access.sees_collection(u.name)]  # accounts: its own only
+    if not access.unrestricted:  # accounts mode: how many collections it may use, not how many there are
+        collections = len(access.roles)
     state = readiness.state
     if state == "ready":
         healthy = (

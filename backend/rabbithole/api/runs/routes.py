@@ -9,6 +9,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Response, status
 from fastapi.responses import PlainTextResponse
 
+from rabbithole.api.access import AccessDep
 from rabbithole.api.deps import RunServiceDep
 from rabbithole.api.errors import responses
 from rabbithole.api.runs.schemas import CreateRun, ResumeBody, RunCreated, RunDeleted, RunDetail, RunPage
@@ -38,15 +39,27 @@ def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
 
 
 @router.post("/runs", status_code=status.HTTP_201_CREATED, responses=_errors(404, 422))
-async def create_run(body: CreateRun, runs: RunServiceDep) -> RunCreated:
-    """Start a research run in the background: it executes whether or not a client watches it."""
-    record = await runs.create(body.question, body.collections, body.mode, body.overrides())
+async def create_run(body: CreateRun, runs: RunServiceDep, access: AccessDep) -> RunCreated:
+    """Start a research run in the background: it executes whether or not a client watches it. In accounts
+    mode it belongs to the account that starts it, which must be a member of every collection it names;
+    `private`: only that account (and administrators) see it, not the collections' other members."""
+    for collection in body.collections:
+        access.require_collection(collection, "read")
+    record = await runs.create(
+        body.question,
+        body.collections,
+        body.mode,
+        body.overrides(),
+        created_by=access.user_id,
+        private=body.private,
+    )
     return RunCreated(run_id=record.id, status=record.status)
 
 
 @router.get("/runs", responses=_errors(422))
 async def list_runs(
     runs: RunServiceDep,
+    access: AccessDep,
     run_status: Annotated[list[RunStatus] | None, Query(alias="status", description="Only these.")] = None,
     question: Annotated[
         str | None,
@@ -59,14 +72,15 @@ async def list_runs(
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0,
 ) -> RunPage:
-    """Runs, newest first; `total` counts the runs that match the filters."""
-    records = await runs.runs.list(status=run_status, question=question, limit=limit, offset=offset)
-    return RunPage(
-        items=[r.summary() for r in records],
-        total=await runs.runs.count(status=run_status, question=question),
-        limit=limit,
-        offset=offset,
-    )
+    """Runs, newest first; `total` counts the runs that match the filters (accounts mode: of the runs the
+    request may see)."""
+    if access.unrestricted:
+        records = await runs.runs.list(status=run_status, question=question, limit=limit, offset=offset)
+        total = await runs.runs.count(status=run_status, question=question)
+    else:
+        visible = await runs.runs.visible(access.sees_run, status=run_status, question=question)
+        records, total = list(visible[offset : offset + limit]), len(visible)
+    return RunPage(items=[r.summary() for r in records], total=total, limit=limit, offset=offset)
 
 
 @router.get("/runs/{run_id}", responses=_errors(404))

@@ -28,6 +28,11 @@ class CreateRun(BaseModel):
         None, max_length=12, description="Report mode: sections the outline should have (titles)."
     )
     refinement_rounds: int | None = Field(None, ge=0, le=5, description="Report mode: review rounds.")
+    private: bool = Field(
+        False,
+        description="Accounts mode: only the account that starts the run (and administrators) see it; "
+        "otherwise the members of all its collections do too. Ignored in the other modes.",
+    )
 
     model_config = {"extra": "forbid"}
 

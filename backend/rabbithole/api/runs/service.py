@@ -186,10 +186,20 @@ class RunService:
         overrides: RunOverrides,
         *,
         run_id: str | None = None,
+        created_by: int | None = None,
+        private: bool = False,
     ) -> RunRecord:
-        """A new run, submitted. ``run_id``: its id when the caller chose it (an Agent Protocol thread's)."""
+        """A new run, submitted. ``run_id``: its id when the caller chose it (an Agent Protocol thread's);
+        ``created_by``, ``private``: its account and whether only that account may see it (accounts mode)."""
         claim = self.leases.new_claim()  # no other server adopts it before this one submits it
-        create = partial(self.runner.create, origin="server", claim=claim, run_id=run_id)
+        create = partial(
+            self.runner.create,
+            origin="server",
+            claim=claim,
+            run_id=run_id,
+            created_by=created_by,
+            private=private,
+        )
         record = await asyncio.to_thread(create, question, collections, mode, overrides)
         await self.lifecycle.announce(record)  # queued, as inserted
         await self._submit(_Job(record.id, None))

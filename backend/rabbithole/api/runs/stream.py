@@ -24,12 +24,13 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, Query
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
+from rabbithole.api.access import Access, AccessDep
 from rabbithole.api.deps import RunServiceDep
 from rabbithole.api.errors import responses
 from rabbithole.api.runs.broker import CLOSED
 from rabbithole.api.runs.event_schemas import RunEventPayload, RunListChange
 from rabbithole.api.runs.service import TERMINAL, RunService
-from rabbithole.core.errors import InvalidRequestError
+from rabbithole.core.errors import InvalidRequestError, RunNotFoundError
 from rabbithole.runs.event_log import RunEvent
 
 router = APIRouter(tags=["runs"])
@@ -224,17 +225,42 @@ def replay_start(after: int | None, last_event_id: str | None) -> int:
     return after or 0
 
 
+class RunVisibility:
+    """Whether a request may see a run, by its id, remembered per stream (a run's collections, creator
+    and privacy do not change; its memberships are the request's, read when it began)."""
+
+    def __init__(self, runs: RunService, access: Access) -> None:
+        self.runs = runs
+        self.access = access
+        self._known: dict[str, bool] = {}
+
+    async def sees(self, run_id: str) -> bool:
+        if self.access.unrestricted:
+            return True
+        if run_id not in self._known:
+            try:
+                record = await self.runs.runs.get(run_id, with_result=False)
+            except RunNotFoundError:
+                return False  # deleted before it could be checked: a run it may not have seen
+            self._known[run_id] = self.access.sees_run(record)
+        return self._known[run_id]
+
+
 @router.get("/runs/events", response_class=EventStream, responses={**_SSE_ERRORS, 200: _SSE_GLOBAL})
-async def run_list_changes(runs: RunServiceDep) -> EventSourceResponse:
+async def run_list_changes(runs: RunServiceDep, access: AccessDep) -> EventSourceResponse:
     """Changes of the run list (live only), after a first ``ready`` event (subscribed), typed ``status``,
     ``phase`` or ``deleted``:
-    ``{change, run_id, status, phase, seq}``; ``seq`` numbers the changes of this server process."""
+    ``{change, run_id, status, phase, seq}``; ``seq`` numbers the changes of this server process. In
+    accounts mode, only the changes of runs the request may see."""
+    seen = RunVisibility(runs, access)
 
     async def changes() -> AsyncIterator[ServerSentEvent]:
         with runs.broker.global_subscription() as queue:
             yield ServerSentEvent(data=json.dumps({"change": "ready"}), event="ready")
             while True:
                 change: dict[str, Any] = await queue.get()
+                if not await seen.sees(str(change.get("run_id", ""))):
+                    continue
                 yield ServerSentEvent(data=json.dumps(change), event=change["change"], id=str(change["seq"]))
 
     return EventSourceResponse(changes(), ping=PING_S)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from rabbithole.core.config.accounts import AccountSettings
 from rabbithole.core.config.checks import normalize_ollama_host, ollama_host_from_environment
 from rabbithole.core.config.database import DatabaseSettings
 from rabbithole.core.config.network import LLMSettings, ServerSettings, WebSettings
@@ -95,6 +96,7 @@ class Settings(BaseModel):
     research: ResearchSettings = ResearchSettings()
     report_mode: ReportSettings = ReportSettings()
     server: ServerSettings = ServerSettings()
+    accounts: AccountSettings = AccountSettings()
     web_research: WebSettings = WebSettings()
 
     @field_validator("kb_dir")

@@ -66,6 +66,8 @@ class LLMSettings(BaseModel):
 
 #: The shortest server.token accepted (after stripping surrounding whitespace).
 MIN_TOKEN_LENGTH = 16
+#: Who may use the server: anyone who reaches it (loopback only), whoever has the one token, or accounts.
+AuthMode = Literal["none", "token", "accounts"]
 
 
 class ServerSettings(BaseModel):
@@ -74,14 +76,23 @@ class ServerSettings(BaseModel):
     host: str = Field(
         "127.0.0.1",
         min_length=1,
-        description="Interface to listen on. Any address other than a loopback one requires server.token.",
+        description="Interface to listen on. Any address other than a loopback one requires server.token "
+        "or server.auth accounts.",
     )
     port: int = Field(8000, ge=1, le=65535, description="Port to listen on.")
     token: str = Field(
         "",
         description="Token every API request must carry: `Authorization: Bearer TOKEN`, or the session "
         "cookie the web app gets from POST /api/session; empty: none. Required when server.host is not a "
-        f"loopback address. At least {MIN_TOKEN_LENGTH} characters (surrounding whitespace is not counted).",
+        "loopback address, unless server.auth is accounts (then it must be empty). At least "
+        f"{MIN_TOKEN_LENGTH} characters (surrounding whitespace is not counted).",
+    )
+    auth: AuthMode | None = Field(
+        None,
+        description="Who may use the server: none (anyone who reaches it: loopback only), token (the one "
+        "server.token) or accounts (people sign in with their own account; `rabbithole users add`; who "
+        "sees which collection and run is checked on every request). Unset: token when server.token is "
+        "set, else none.",
     )
     allowed_hosts: list[str] = Field(
         [],
@@ -136,13 +147,42 @@ class ServerSettings(BaseModel):
     def _usable_root_path(cls, value: str) -> str:
         return check_root_path(value)
 
+    @property
+    def auth_mode(self) -> AuthMode:
+        """server.auth, or (unset) token when a token is set, else none."""
+        if self.auth is not None:
+            return self.auth
+        return "token" if self.token else "none"
+
     def require_token_off_loopback(self) -> None:
-        """ConfigurationError when the server would listen beyond this machine without a token."""
-        if not is_loopback(self.host) and not self.token:
+        """ConfigurationError when the server would listen beyond this machine with no token and no
+        accounts, or when server.auth contradicts server.token (``check_auth``)."""
+        self.check_auth()
+        if not is_loopback(self.host) and self.auth_mode == "none":
             raise ConfigurationError(
                 f"refusing to listen on {self.host} without a token: anyone who can reach it could read "
                 "your documents. Set RABBITHOLE_SERVER__TOKEN (a long random string; clients send "
-                "`Authorization: Bearer TOKEN`), or listen on 127.0.0.1."
+                "`Authorization: Bearer TOKEN`), or RABBITHOLE_SERVER__AUTH=accounts (people sign in: "
+                "`rabbithole users add NAME`), or listen on 127.0.0.1."
+            )
+
+    def check_auth(self) -> None:
+        """ConfigurationError when server.auth is token without a token, or none with one."""
+        if self.auth == "token" and not self.token:
+            raise ConfigurationError(
+                "server.auth is token but server.token is empty: set RABBITHOLE_SERVER__TOKEN (a long "
+                "random string), or choose server.auth accounts"
+            )
+        if self.auth == "accounts" and self.token:
+            raise ConfigurationError(
+                "server.auth is accounts but server.token is set: with accounts every person signs in and "
+                "scripts use personal tokens (`rabbithole tokens create NAME`); remove server.token (a proxy "
+                "that adds it would give everyone one identity)"
+            )
+        if self.auth == "none" and self.token:
+            raise ConfigurationError(
+                "server.auth is none but server.token is set: choose server.auth token (or leave it unset), "
+                "or remove the token"
             )
 
     def served_hosts(self) -> list[str]:

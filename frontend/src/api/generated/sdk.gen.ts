@@ -29,13 +29,16 @@ export const health = <ThrowOnError extends boolean = false>(options?: Options<H
 
 /**
  * List Collections
+ *
+ * The collections the request may see (accounts mode: those of its memberships).
  */
 export const listCollections = <ThrowOnError extends boolean = false>(options?: Options<ListCollectionsData, ThrowOnError>) => (options?.client ?? client).get<ListCollectionsResponses, ListCollectionsErrors, ThrowOnError>({ url: '/api/collections', ...options });
 
 /**
  * Create Collection
  *
- * An empty collection (documents come with `rabbithole ingest`); 409 if it exists.
+ * An empty collection (documents come with `rabbithole ingest`); 409 if it exists. In accounts mode
+ * the account that creates it is its owner.
  */
 export const createCollection = <ThrowOnError extends boolean = false>(options: Options<CreateCollectionData, ThrowOnError>) => (options.client ?? client).post<CreateCollectionResponses, CreateCollectionErrors, ThrowOnError>({
     url: '/api/collections',
@@ -213,22 +216,24 @@ export const search = <ThrowOnError extends boolean = false>(options: Options<Se
 /**
  * Delete Session
  *
- * Clears the session cookie (the next request without the bearer header gets 401).
+ * Signs out: the session ends (accounts mode) and the cookie is cleared.
  */
 export const deleteSession = <ThrowOnError extends boolean = false>(options?: Options<DeleteSessionData, ThrowOnError>) => (options?.client ?? client).delete<DeleteSessionResponses, DeleteSessionErrors, ThrowOnError>({ url: '/api/session', ...options });
 
 /**
  * Get Session
  *
- * Whether the server wants a token and how this request gave it (a 401 here: sign in).
+ * Whether the server wants a credential and how this request gave it (token mode: a 401 here means
+ * sign in; accounts mode: `user` null means sign in).
  */
 export const getSession = <ThrowOnError extends boolean = false>(options?: Options<GetSessionData, ThrowOnError>) => (options?.client ?? client).get<GetSessionResponses, GetSessionErrors, ThrowOnError>({ url: '/api/session', ...options });
 
 /**
  * Create Session
  *
- * Checks the token and sets the session cookie (HttpOnly, SameSite=Strict, Secure over https, for the
- * app's root path; it lasts the browser session). No token configured: 204 and no cookie.
+ * Signs in and sets the session cookie (HttpOnly, SameSite=Strict, Secure over https, for the app's
+ * root path). Token mode: `token`; the cookie lasts the browser session. Accounts mode: `name` and
+ * `password`; the session ends after accounts.session_hours. No credential needed: 204 and no cookie.
  */
 export const createSession = <ThrowOnError extends boolean = false>(options: Options<CreateSessionData, ThrowOnError>) => (options.client ?? client).post<CreateSessionResponses, CreateSessionErrors, ThrowOnError>({
     url: '/api/session',
@@ -244,7 +249,8 @@ export const createSession = <ThrowOnError extends boolean = false>(options: Opt
  *
  * Changes of the run list (live only), after a first ``ready`` event (subscribed), typed ``status``,
  * ``phase`` or ``deleted``:
- * ``{change, run_id, status, phase, seq}``; ``seq`` numbers the changes of this server process.
+ * ``{change, run_id, status, phase, seq}``; ``seq`` numbers the changes of this server process. In
+ * accounts mode, only the changes of runs the request may see.
  */
 export const runListChanges = <ThrowOnError extends boolean = false>(options?: Options<RunListChangesData, ThrowOnError>) => (options?.client ?? client).sse.get<RunListChangesResponses, RunListChangesErrors, ThrowOnError>({ url: '/api/runs/events', ...options });
 
@@ -258,14 +264,17 @@ export const runEvents = <ThrowOnError extends boolean = false>(options: Options
 /**
  * List Runs
  *
- * Runs, newest first; `total` counts the runs that match the filters.
+ * Runs, newest first; `total` counts the runs that match the filters (accounts mode: of the runs the
+ * request may see).
  */
 export const listRuns = <ThrowOnError extends boolean = false>(options?: Options<ListRunsData, ThrowOnError>) => (options?.client ?? client).get<ListRunsResponses, ListRunsErrors, ThrowOnError>({ url: '/api/runs', ...options });
 
 /**
  * Create Run
  *
- * Start a research run in the background: it executes whether or not a client watches it.
+ * Start a research run in the background: it executes whether or not a client watches it. In accounts
+ * mode it belongs to the account that starts it, which must be a member of every collection it names;
+ * `private`: only that account (and administrators) see it, not the collections' other members.
  */
 export const createRun = <ThrowOnError extends boolean = false>(options: Options<CreateRunData, ThrowOnError>) => (options.client ?? client).post<CreateRunResponses, CreateRunErrors, ThrowOnError>({
     url: '/api/runs',

@@ -700,6 +700,12 @@ export type CreateRun = {
      * Report mode: review rounds.
      */
     refinement_rounds?: number | null;
+    /**
+     * Private
+     *
+     * Accounts mode: only the account that starts the run (and administrators) see it; otherwise the members of all its collections do too. Ignored in the other modes.
+     */
+    private?: boolean;
 };
 
 /**
@@ -3073,9 +3079,21 @@ export type SessionRequest = {
     /**
      * Token
      *
-     * The server's token (server.token).
+     * server.auth token: the server's token.
      */
-    token: string;
+    token?: string | null;
+    /**
+     * Name
+     *
+     * server.auth accounts: the name.
+     */
+    name?: string | null;
+    /**
+     * Password
+     *
+     * server.auth accounts: the password.
+     */
+    password?: string | null;
 };
 
 /**
@@ -3085,15 +3103,39 @@ export type SessionState = {
     /**
      * Token Required
      *
-     * Whether the server wants a token (server.token is set).
+     * Whether the server wants a credential (any mode but none).
      */
     token_required: boolean;
     /**
      * Via
      *
-     * How this request gave the token: the Authorization header, the session cookie, or none (no token needed).
+     * How this request gave it: the Authorization header, the session cookie, or none.
      */
     via: 'bearer' | 'cookie' | 'none';
+    /**
+     * Auth
+     *
+     * server.auth: none, token or accounts.
+     */
+    auth?: 'none' | 'token' | 'accounts';
+    /**
+     * User
+     *
+     * Accounts mode: the signed-in account's name.
+     */
+    user?: string | null;
+    /**
+     * Is Admin
+     *
+     * Accounts mode: whether that account is an administrator.
+     */
+    is_admin?: boolean;
+    /**
+     * Csrf Token
+     *
+     * Accounts mode, signed in with the cookie: send it as `X-CSRF-Token` with every request that changes something.
+     */
+    csrf_token?: string | null;
 };
 
 /**
@@ -3602,11 +3644,11 @@ export type HealthErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -3643,11 +3685,11 @@ export type ListCollectionsErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -3686,11 +3728,11 @@ export type CreateCollectionErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -3744,11 +3786,11 @@ export type DeleteCollectionErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -3798,11 +3840,11 @@ export type GetCollectionErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -3848,11 +3890,11 @@ export type RebuildCollectionErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -3906,11 +3948,11 @@ export type ListDocumentsErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -3958,11 +4000,11 @@ export type UploadDocumentsErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -4020,11 +4062,11 @@ export type DeleteDocumentErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -4085,11 +4127,11 @@ export type DocumentPagesErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -4139,11 +4181,11 @@ export type DeleteDocumentByIdErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -4195,11 +4237,11 @@ export type GetDocumentErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -4254,11 +4296,11 @@ export type DocumentPagesByIdErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -4306,11 +4348,11 @@ export type CollectionRegistryErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -4360,11 +4402,11 @@ export type ReplaceRegistryErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -4418,11 +4460,11 @@ export type GetJobErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -4472,11 +4514,11 @@ export type DocumentPdfErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -4532,11 +4574,11 @@ export type DocumentPdfByIdErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -4659,11 +4701,11 @@ export type JobEventsErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -4717,11 +4759,11 @@ export type ReferenceGraphErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -4771,11 +4813,11 @@ export type PassageReferencesErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -4867,11 +4909,11 @@ export type SearchErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -4920,11 +4962,11 @@ export type DeleteSessionErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -4961,11 +5003,11 @@ export type GetSessionErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -5002,17 +5044,21 @@ export type CreateSessionErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
      * Invalid request values.
      */
     422: ErrorResponse;
+    /**
+     * Too many failed sign-ins of this account or from this address (Retry-After: when to try again).
+     */
+    429: ErrorResponse;
     /**
      * Internal error (details in the server log).
      */
@@ -5043,11 +5089,11 @@ export type RunListChangesErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -5116,11 +5162,11 @@ export type RunEventsErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -5190,11 +5236,11 @@ export type ListRunsErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -5231,11 +5277,11 @@ export type CreateRunErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -5281,11 +5327,11 @@ export type DeleteRunErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -5331,11 +5377,11 @@ export type GetRunErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -5384,11 +5430,11 @@ export type ResumeRunErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -5438,11 +5484,11 @@ export type CancelRunErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -5492,11 +5538,11 @@ export type GetReportErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -5546,11 +5592,11 @@ export type GetReportMarkdownErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
@@ -5600,11 +5646,11 @@ export type GetReportDocxErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**

@@ -67,13 +67,19 @@ export class AccessGate {
   }
 
   /**
-   * After a failure that says no status (an EventSource error): asks GET /api/session whether the token is
-   * the problem. True when it is (the interceptor has called deny()); false for anything else.
+   * After a failure that says no status (an EventSource error): asks GET /api/session whether the token or
+   * the sign-in is the problem. True when it is (a 401: the interceptor has called deny(); accounts mode and
+   * nobody signed in: deny() is called here); false for anything else.
    */
   async isDenied(): Promise<boolean> {
     try {
-      const { response } = await getSession();
-      return response?.status === 401;
+      const { data, response } = await getSession();
+      if (response?.status === 401) return true;
+      if (data?.auth === "accounts" && !data.user) {
+        this.deny();
+        return true;
+      }
+      return false;
     } catch {
       return false;
     }

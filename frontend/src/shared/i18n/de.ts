@@ -445,4 +445,14 @@ export const de: Record<MessageKey, string> = {
   "viewer.downloadOriginal": "Originaldatei herunterladen",
   "viewer.headingPath": "Überschriften",
   "viewer.documentText": "Text von {document}, Seite {page}",
+  // accounts (issue 29): the sign-in of a shared server (server.auth = accounts)
+  "signIn.title": "Anmelden",
+  "signIn.help": "Dieser Rabbithole-Server wird gemeinsam genutzt: Melden Sie sich mit dem Konto an, das Ihnen die Administration gegeben hat. Ihr Browser behält ein Sitzungs-Cookie, bis Sie sich abmelden oder die Sitzung endet.",
+  "signIn.name": "Name",
+  "signIn.password": "Passwort",
+  "signIn.submit": "Anmelden",
+  "signIn.checking": "Wird geprüft…",
+  "signIn.wrong": "Name oder Passwort ist falsch.",
+  "signIn.tooMany": "Zu viele fehlgeschlagene Versuche. Warten Sie einige Minuten und versuchen Sie es erneut.",
+  "signIn.signedInAs": "Angemeldet als {name}",
 };

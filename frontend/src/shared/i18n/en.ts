@@ -443,6 +443,16 @@ export const en = {
   "viewer.downloadOriginal": "Download the original file",
   "viewer.headingPath": "Headings",
   "viewer.documentText": "Text of {document}, page {page}",
+  // accounts (issue 29): the sign-in of a shared server (server.auth = accounts)
+  "signIn.title": "Sign in",
+  "signIn.help": "This Rabbithole server is shared: sign in with the account its administrator gave you. Your browser keeps a session cookie until you sign out or the session ends.",
+  "signIn.name": "Name",
+  "signIn.password": "Password",
+  "signIn.submit": "Sign in",
+  "signIn.checking": "Checking…",
+  "signIn.wrong": "Wrong name or password.",
+  "signIn.tooMany": "Too many failed attempts. Wait a few minutes and try again.",
+  "signIn.signedInAs": "Signed in as {name}",
 } as const;
 
 export type MessageKey = keyof typeof en;

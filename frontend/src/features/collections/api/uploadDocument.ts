@@ -2,6 +2,7 @@ import type { IngestJob } from "../../../api/generated/types.gen";
 import { apiUrl } from "../../../shared/api/base";
 import { ApiError, toApiError } from "../../../shared/api/errors";
 import { accessGate } from "../../../shared/auth/accessGate";
+import { CSRF_HEADER, csrfToken } from "../../../shared/auth/csrf";
 
 /**
  * POST /api/collections/{name}/documents with one file, over XMLHttpRequest: the generated (fetch) client
@@ -16,7 +17,7 @@ export async function uploadDocument(
   signal?: AbortSignal,
 ): Promise<IngestJob> {
   for (;;) {
-    const { status, body } = await send(collection, file, onProgress, signal);
+    const { status, body } = await send(collection, file, onProgress, await csrfToken(), signal);
     if (status === 202 || status === 200) {
       onProgress(1);
       return body as IngestJob;
@@ -32,6 +33,7 @@ function send(
   collection: string,
   file: File,
   onProgress: (fraction: number) => void,
+  csrf: string | null,
   signal?: AbortSignal,
 ): Promise<{ status: number; body: unknown }> {
   return new Promise((resolve, reject) => {
@@ -42,6 +44,7 @@ function send(
     const xhr = new XMLHttpRequest();
     xhr.open("POST", apiUrl(`/api/collections/${encodeURIComponent(collection)}/documents`));
     xhr.responseType = "text";
+    if (csrf) xhr.setRequestHeader(CSRF_HEADER, csrf); // accounts mode: the session's CSRF token
     xhr.upload.onprogress = (event) => {
       if (event.lengthComputable && event.total > 0) onProgress(event.loaded / event.total);
     };

@@ -28,7 +28,7 @@ export function AccessTokenDialog() {
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const given = token.trim();
-    if (given) signIn.mutate(given, { onSuccess: () => setToken("") });
+    if (given) signIn.mutate({ token: given }, { onSuccess: () => setToken("") });
   };
 
   return (

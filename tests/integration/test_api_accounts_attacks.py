@@ -1,0 +1,153 @@
+"""Attacks on accounts mode through a real server, on both backends: session fixation, CSRF (no header, a
+wrong one, another origin), a token in the query string, brute force against the rate limit, very long
+passwords, SQL-looking names, and a disabled account's session and token, which stop at once. (Timing of
+unknown against known names is measured in benchmarks/bench_accounts.py, not asserted here.)"""
+
+from __future__ import annotations
+
+from contextlib import closing
+
+import httpx
+import pytest
+
+from fixtures.accounts import PASSWORD, AccountsWorld
+from fixtures.run_kb import RUN_COLLECTION
+from rabbithole.api.security import SESSION_COOKIE
+
+pytestmark = pytest.mark.timeout(600)
+
+
+def _cookie_header(answer: httpx.Response) -> str:
+    headers = [h for h in answer.headers.get_list("set-cookie") if h.startswith(f"{SESSION_COOKIE}=")]
+    assert len(headers) == 1, answer.headers
+    return headers[0]
+
+
+def test_the_session_cookie(accounts_world: AccountsWorld) -> None:
+    accounts_world.accounts.add_user("cookie-check", PASSWORD)
+    with httpx.Client(base_url=accounts_world.url) as client:
+        answer = client.post("/api/session", json={"name": "cookie-check", "password": PASSWORD})
+        assert answer.status_code == 204, answer.text
+        attributes = [part.strip().lower() for part in _cookie_header(answer).split(";")]
+        assert "httponly" in attributes and "samesite=strict" in attributes and "path=/" in attributes
+        assert any(a.startswith("max-age=") for a in attributes)  # ends with the session
+        assert "secure" not in attributes  # plain http here; over https (X-Forwarded-Proto) it is set
+        state = client.get("/api/session").json()
+        assert state["user"] == "cookie-check" and state["auth"] == "accounts" and state["via"] == "cookie"
+        csrf = state["csrf_token"]
+        signed_out = client.delete("/api/session", headers={"X-CSRF-Token": csrf})
+        assert signed_out.status_code == 204
+        assert client.get("/api/collections").status_code == 401
+
+
+def test_session_fixation(accounts_world: AccountsWorld) -> None:
+    """An id planted before the sign-in is never the session's: a made-up one, or the attacker's own
+    session (which the sign-in ends)."""
+    accounts_world.accounts.add_user("fixation-victim", PASSWORD)
+    accounts_world.accounts.add_user("fixation-attacker", PASSWORD)
+    with httpx.Client(base_url=accounts_world.url) as attacker:
+        attacker.post("/api/session", json={"name": "fixation-attacker", "password": PASSWORD})
+        attackers_id = attacker.cookies[SESSION_COOKIE]
+    for planted in ("chosen-by-the-attacker", attackers_id):
+        with httpx.Client(base_url=accounts_world.url, cookies={SESSION_COOKIE: planted}) as victim:
+            answer = victim.post("/api/session", json={"name": "fixation-victim", "password": PASSWORD})
+            assert answer.status_code == 204
+            new_id = _cookie_header(answer).split(";")[0].split("=", 1)[1]
+            assert new_id != planted
+        with httpx.Client(base_url=accounts_world.url, cookies={SESSION_COOKIE: planted}) as replay:
+            assert replay.get("/api/collections").status_code == 401
+            assert replay.get("/api/session").json()["user"] is None
+
+
+def test_csrf(accounts_world: AccountsWorld) -> None:
+    client, csrf = accounts_world.sign_in("eddie")
+    body = {"json": {"version": 1, "documents": {}}}
+    path = f"/api/collections/{RUN_COLLECTION}/registry"
+    with closing(client):
+        refused = client.put(path, **body)
+        assert refused.status_code == 403 and refused.json()["error"]["type"] == "CsrfRefused"
+        assert client.put(path, headers={"X-CSRF-Token": "guessed"}, **body).status_code == 403
+        other_origin = {"X-CSRF-Token": csrf, "Origin": "http://evil.example", "Sec-Fetch-Site": "cross-site"}
+        foreign = client.put(path, headers=other_origin, **body)
+        assert foreign.status_code == 403 and foreign.json()["error"]["type"] == "CrossOriginRefused"
+        assert client.put(path, headers={"X-CSRF-Token": csrf}, **body).status_code == 200
+        assert client.get(path).status_code == 200  # reading needs no CSRF token
+    other, others_csrf = accounts_world.sign_in("alice")
+    with closing(other), httpx.Client(base_url=accounts_world.url, cookies=client.cookies) as again:
+        assert again.put(path, headers={"X-CSRF-Token": others_csrf}, **body).status_code == 403
+
+
+def test_a_token_in_the_query_string_is_not_read(accounts_world: AccountsWorld) -> None:
+    token = accounts_world.tokens["alice"]
+    with httpx.Client(base_url=accounts_world.url) as client:
+        for name in ("token", "access_token", "api_key", "authorization"):
+            answer = client.get("/api/collections", params={name: token})
+            assert answer.status_code == 401, name
+            assert token not in answer.text
+
+
+def test_brute_force_meets_the_rate_limit(accounts_world: AccountsWorld) -> None:
+    accounts_world.accounts.add_user("brute-target", PASSWORD)
+    with httpx.Client(base_url=accounts_world.url) as client:
+        for attempt in range(5):
+            answer = client.post(
+                "/api/session", json={"name": "brute-target", "password": f"guess {attempt}"}
+            )
+            assert answer.status_code == 401
+            assert answer.json()["error"]["message"] == "wrong name or password"
+        locked = client.post("/api/session", json={"name": "brute-target", "password": PASSWORD})
+        assert locked.status_code == 429 and int(locked.headers["retry-after"]) > 0
+        assert SESSION_COOKIE not in locked.headers.get("set-cookie", "")
+    failed = accounts_world.accounts.audit.entries(user_name="brute-target", action="sign_in_failed")
+    assert len(failed) == 5 and all(e.address == "127.0.0.1" for e in failed)
+    for entry in accounts_world.accounts.audit.entries(user_name="brute-target"):
+        assert "guess" not in entry.target and PASSWORD not in entry.target
+
+
+@pytest.mark.parametrize("length", [257, 4097, 1_000_000])
+def test_very_long_passwords_are_refused_cleanly(accounts_world: AccountsWorld, length: int) -> None:
+    password = "p" * length
+    with httpx.Client(base_url=accounts_world.url) as client:
+        answer = client.post("/api/session", json={"name": "alice", "password": password})
+    expected = 413 if length > 1024 * 1024 - 100 else 422  # the body limit (server.max_request_kb) first
+    assert answer.status_code == expected, answer.text[:200]
+    assert password[:200] not in answer.text and answer.json()["error"]["type"]
+
+
+@pytest.mark.parametrize("name", ["alice' --", "' OR '1'='1", 'x" OR 1=1; DROP TABLE users; --', "%", "*"])
+def test_sql_looking_names_sign_in_as_nobody(accounts_world: AccountsWorld, name: str) -> None:
+    before = [u.name for u in accounts_world.accounts.users.list()]
+    with httpx.Client(base_url=accounts_world.url) as client:
+        answer = client.post("/api/session", json={"name": name, "password": PASSWORD})
+    assert answer.status_code == 401 and answer.json()["error"]["message"] == "wrong name or password"
+    assert [u.name for u in accounts_world.accounts.users.list()] == before  # the table as it was
+
+
+def test_a_disabled_account_stops_at_once(accounts_world: AccountsWorld) -> None:
+    accounts_world.accounts.add_user("leaver", PASSWORD)
+    _, token = accounts_world.accounts.create_token("leaver", "ci")
+    client, _ = accounts_world.sign_in("leaver")
+    bearer = {"Authorization": f"Bearer {token}"}
+    with closing(client), httpx.Client(base_url=accounts_world.url, headers=bearer) as bot:
+        assert client.get("/api/collections").status_code == 200
+        assert bot.get("/api/collections").status_code == 200
+        accounts_world.accounts.set_disabled("leaver", True)
+        assert client.get("/api/collections").status_code == 401
+        assert bot.get("/api/collections").status_code == 401
+        refused = httpx.post(
+            f"{accounts_world.url}/api/session", json={"name": "leaver", "password": PASSWORD}
+        )
+        assert refused.status_code == 401 and refused.json()["error"]["message"] == "wrong name or password"
+
+
+def test_the_audit_log_records_what_people_did(accounts_world: AccountsWorld) -> None:
+    with accounts_world.client("rita") as rita:
+        pdf = rita.get(f"/api/documents/{accounts_world.document_id}/pdf")
+        assert pdf.status_code == 200
+    opened = accounts_world.accounts.audit.entries(user_name="rita", action="pdf_opened")
+    assert opened and opened[0].target == str(accounts_world.document_id)
+    started = accounts_world.accounts.audit.entries(user_name="alice", action="run_started")
+    assert len(started) >= 2  # the two runs of the fixture
+    text = repr(accounts_world.accounts.audit.entries(limit=10_000))
+    for secret in (PASSWORD, *accounts_world.tokens.values(), accounts_world.revoked_token):
+        assert secret not in text
