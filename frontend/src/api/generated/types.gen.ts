@@ -4636,11 +4636,11 @@ export type DocumentFileErrors = {
      */
     400: ErrorResponse;
     /**
-     * Missing or wrong token: bearer header or session cookie (only when server.token is set).
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
      */
     401: ErrorResponse;
     /**
-     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins.
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
      */
     403: ErrorResponse;
     /**
