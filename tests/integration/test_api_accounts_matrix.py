@@ -37,6 +37,7 @@ READ_ROUTES: dict[str, Request] = {
     "documents": _get("/api/collections/{c}/documents"),
     "pages by name": _get("/api/collections/{c}/documents/{w.file_name}/pages"),
     "pdf by name": _get("/api/collections/{c}/documents/{w.file_name}/pdf"),
+    "original file by name": _get("/api/collections/{c}/documents/{w.file_name}/file"),
     "document": _get("/api/documents/{w.document_id}"),
     "pages by id": _get("/api/documents/{w.document_id}/pages"),
     "pdf by id": _get("/api/documents/{w.document_id}/pdf"),
@@ -139,10 +140,11 @@ WriteCase = tuple[str, str, dict[str, Any], tuple[int | None, ...]]
 
 def write_cases(world: AccountsWorld) -> list[WriteCase]:
     """(method, path, request, statuses in WHO's order; None: allowed, not tried, as it would change what
-    the other tests read). Requests the route refuses after the permission check (no PDF in an upload, a
+    the other tests read). Requests the route refuses after the permission check (a file type not read in an upload, a
     finished run to cancel) show where the check let them through."""
     put = {"json": {"version": 1, "documents": {}}}  # no user registry entries: as the KB was ingested
-    upload = {"files": [("files", ("notes.txt", b"not a pdf", "text/plain"))]}
+    sheet = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+    upload = {"files": [("files", ("figures.xlsx", b"not a format read", sheet))]}
     laws = f"/api/collections/{RUN_COLLECTION}"
     run = f"/api/runs/{world.run_id}"
     answer = {"json": {"answer": "yes"}}
