@@ -9,15 +9,20 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import httpx
 import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 from fixtures.accounts import QUICK_RUN, SECRET_COLLECTION, AccountsWorld
+from fixtures.mcp_client import call, failure, read_text, resource_error
 from fixtures.run_kb import RUN_COLLECTION
 from rabbithole.api.main import create_app
+from rabbithole.mcp.resources import page_uri, run_report_uri
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -188,12 +193,56 @@ def _pattern(template: str) -> str:
     return re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(template))
 
 
-def test_mcp_is_not_served(accounts_world: AccountsWorld) -> None:
-    """MCP over HTTP has no per-account permissions yet: not served in accounts mode, to anyone."""
-    for who in ("adam", "alice", None):
-        with accounts_world.client(who) as client:
-            answer = client.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "initialize"})
-            assert answer.status_code == 404
+async def _mcp(world: AccountsWorld, who: str, use: Callable[[Client], Awaitable[None]]) -> None:
+    http = create_mcp_http_client(headers={"Authorization": f"Bearer {world.tokens[who]}"})
+    async with http, Client(streamable_http_client(f"{world.url}/mcp", http_client=http)) as client:
+        await use(client)
+
+
+@pytest.mark.asyncio
+async def test_mcp_over_http_has_the_permissions(accounts_world: AccountsWorld) -> None:
+    """The MCP tools and resources answer each account with what it may see: nora (not a member of
+    "laws") gets none of its collections, passages, pages or alice's runs; rita (a reader) does, but not
+    alice's private run."""
+    w = accounts_world
+    page = page_uri(RUN_COLLECTION, w.file_name, 1)
+
+    async def as_nora(client: Client) -> None:
+        names = [c["name"] for c in (await call(client, "list_collections"))["result"]]
+        assert names == [SECRET_COLLECTION]
+        for tool, arguments in (
+            ("search", {"query": "Grenzwerte", "collections": [RUN_COLLECTION]}),
+            ("trace", {"question": "Grenzwerte", "collection": RUN_COLLECTION}),
+            ("resolve_references", {"text": "nach § 3", "collection": RUN_COLLECTION}),
+            ("start_research", {"question": "Grenzwerte?", "collections": [RUN_COLLECTION]}),
+            ("get_run", {"run_id": w.run_id}),
+            ("get_report", {"run_id": w.run_id}),
+        ):
+            message = await failure(client, tool, **arguments)
+            assert "does not exist" in message, (tool, message)
+            _no_trace_of_laws(w, message.encode(), w.run_id)
+        for uri in (page, run_report_uri(w.run_id)):
+            refused = await resource_error(client, uri)
+            assert "does not exist" in str(refused), uri
+
+    async def as_rita(client: Client) -> None:
+        names = [c["name"] for c in (await call(client, "list_collections"))["result"]]
+        assert names == [RUN_COLLECTION]
+        found = await call(client, "search", query="Grenzwerte", collections=[RUN_COLLECTION], mode="bm25")
+        assert found["results"]
+        assert (await call(client, "get_run", run_id=w.run_id))["run"]["run_id"] == w.run_id
+        assert await read_text(client, run_report_uri(w.run_id))
+        assert await read_text(client, page)
+        assert "does not exist" in await failure(client, "get_run", run_id=w.private_run_id)
+
+    await _mcp(w, "nora", as_nora)
+    await _mcp(w, "rita", as_rita)
+    for who in (None, "dora", "revoked"):  # the HTTP layer refuses them before MCP
+        with w.client(who) as client:
+            assert (
+                client.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "initialize"}).status_code
+                == 401
+            )
 
 
 LANGGRAPH = "/api/langgraph"

@@ -12,9 +12,8 @@ route: it finds the request's account and puts it in the scope (api/access.py de
   (POST /api/session), GET /api/session, which says whether the request is signed in, and GET /health
   (a load balancer's or a container's check; it names no collection to a client not signed in).
 
-MCP over HTTP (/mcp) answers 404 in this mode: it has no per-account permissions yet, and a protocol
-that could show every run must not be reachable. (The Agent Protocol, /api/langgraph, has them: its threads
-are runs, api/authorize.py.)"""
+The protocols are behind it too: the Agent Protocol (/api/langgraph; its threads are runs, checked by
+api/authorize.py) and MCP over HTTP (/mcp; its tools read the request's account, mcp/backend.py)."""
 
 from __future__ import annotations
 
@@ -34,8 +33,6 @@ from rabbithole.api.security import SESSION_COOKIE, SESSION_PATH, cookie_value, 
 from rabbithole.api.spa import route_path
 
 CSRF_HEADER = b"x-csrf-token"
-#: Paths of the protocol without per-account permissions: not served in accounts mode.
-UNAVAILABLE_PREFIXES = ("/mcp",)
 
 
 class AccountsMiddleware:
@@ -50,9 +47,6 @@ class AccountsMiddleware:
             await self.app(scope, receive, send)
             return
         path = route_path(scope)
-        if any(path == p or path.startswith(p + "/") for p in UNAVAILABLE_PREFIXES):
-            await refuse(send, 404, "HTTPError", "Not Found")
-            return
         if needs_no_token(scope, path) or (path == SESSION_PATH and scope["method"] == "POST"):
             await self.app(scope, receive, send)
             return
