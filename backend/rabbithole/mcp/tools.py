@@ -173,6 +173,9 @@ def register_tools(server: MCPServer, backend: McpBackend) -> None:
             await asyncio.to_thread(_require, services, collections)
             await asyncio.to_thread(_check_llm, services)
             record = await runs.create(question, collections, mode, RunOverrides(), created_by=access.user_id)
+            if access.principal is not None:  # accounts mode: in the audit log, as the API's runs are
+                name = access.principal.user.name
+                await asyncio.to_thread(services.accounts.record, "run_started", name, record.id)
         answer_at = (
             None
             if mode == "quick"
