@@ -173,6 +173,23 @@ def test_a_disabled_account_stops_at_once(accounts_world: AccountsWorld) -> None
         assert refused.status_code == 401 and refused.json()["error"]["message"] == "wrong name or password"
 
 
+def test_an_open_event_stream_ends_when_its_account_is_disabled(accounts_world: AccountsWorld) -> None:
+    """The stream checks its credential again while it runs (its pings included): disabling the account
+    ends it within a ping or two, without a request of its own."""
+    accounts_world.accounts.add_user("streamer", PASSWORD)
+    _, token = accounts_world.accounts.create_token("streamer", "ci")
+    bearer = {"Authorization": f"Bearer {token}"}
+    with httpx.Client(base_url=accounts_world.url, headers=bearer, timeout=60) as client:
+        with client.stream("GET", "/api/runs/events") as stream:
+            assert stream.status_code == 200
+            lines = stream.iter_lines()
+            assert next(lines).startswith(("event:", "data:", "id:", ":"))
+            accounts_world.accounts.set_disabled("streamer", True)
+            for _ in lines:  # pings until the next check ends it (the test's timeout guards)
+                pass
+        assert client.get("/api/collections").status_code == 401
+
+
 def test_the_audit_log_records_what_people_did(accounts_world: AccountsWorld) -> None:
     with accounts_world.client("rita") as rita:
         pdf = rita.get(f"/api/documents/{accounts_world.document_id}/pdf")

@@ -17,6 +17,8 @@ api/authorize.py) and MCP over HTTP (/mcp; its tools read the request's account,
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Callable
 from typing import Literal
 
@@ -32,7 +34,15 @@ from rabbithole.api.refusals import header, refuse
 from rabbithole.api.security import SESSION_COOKIE, SESSION_PATH, cookie_value, needs_no_token
 from rabbithole.api.spa import route_path
 
+log = logging.getLogger(__name__)
+
 CSRF_HEADER = b"x-csrf-token"
+#: How often a long answer (an event stream) checks its credential again.
+RECHECK_S = 5.0
+
+
+class AccountGone(Exception):
+    """A long answer's account no longer signs in (disabled, signed out, its token revoked)."""
 
 
 class AccountsMiddleware:
@@ -65,7 +75,13 @@ class AccountsMiddleware:
                     "a request that changes something must send the session's X-CSRF-Token header",
                 )
                 return
-            await self._serve_recorded({**scope, PRINCIPAL_SCOPE_KEY: found}, path, found, receive, send)
+            checked = self._checking_send(scope, found, send)
+            try:
+                await self._serve_recorded(
+                    {**scope, PRINCIPAL_SCOPE_KEY: found}, path, found, receive, checked
+                )
+            except* AccountGone:  # (a task group of the stream may wrap it)
+                log.info("an answer to %s ended: its account no longer signs in", found.user.name)
             return
         if path in (SESSION_PATH, HEALTH_PATH) and scope["method"] in ("GET", "HEAD"):
             await self.app(scope, receive, send)  # not signed in: says so / the health check, no names
@@ -78,6 +94,25 @@ class AccountsMiddleware:
             "`Authorization: Bearer TOKEN`",
             [(b"www-authenticate", b"Bearer")],
         )
+
+    def _checking_send(self, scope: Scope, principal: Principal, send: Send) -> Send:
+        """``send`` that checks the credential again, at most every RECHECK_S, while a long answer (an event
+        stream, its pings included) goes on; it ends the answer once the account is disabled, the session
+        ended or the token revoked (AccountGone), so that an open stream stops too."""
+        last = time.monotonic()
+
+        async def send_checked(message: Message) -> None:
+            nonlocal last
+            streaming = message["type"] == "http.response.body" and message.get("more_body")
+            if streaming and time.monotonic() - last > RECHECK_S:
+                last = time.monotonic()
+                again = await self._principal(scope)
+                if not isinstance(again, Principal) or again.user.id != principal.user.id:
+                    await send({"type": "http.response.body", "body": b"", "more_body": False})
+                    raise AccountGone
+            await send(message)
+
+        return send_checked
 
     async def _serve_recorded(
         self, scope: Scope, path: str, principal: Principal, receive: Receive, send: Send
