@@ -21,6 +21,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from fixtures.accounts import QUICK_RUN, SECRET_COLLECTION, AccountsWorld
 from fixtures.mcp_client import call, failure, read_text, resource_error
 from fixtures.run_kb import RUN_COLLECTION
+from rabbithole.api.authorize import CHECKED_PARAMS
 from rabbithole.api.main import create_app
 from rabbithole.mcp.resources import page_uri, run_report_uri
 
@@ -317,3 +318,24 @@ def test_the_run_list_stream_shows_each_account_its_own(accounts_world: Accounts
     assert done.wait(120)
     assert got and alices not in {c["run_id"] for c in got}
     assert {c["run_id"] for c in got} == {accounts_world.extra["noras_run"]}
+
+
+def _route_paths(routes: list[Any], prefix: str = "") -> list[str]:
+    """Every route path of the app, through the routers it includes."""
+    paths: list[str] = []
+    for route in routes:
+        if hasattr(route, "original_router"):
+            context = getattr(route, "include_context", None)
+            paths += _route_paths(route.original_router.routes, prefix + str(getattr(context, "prefix", "")))
+        elif isinstance(getattr(route, "path", None), str):
+            paths.append(prefix + route.path)
+    return paths
+
+
+def test_every_path_parameter_has_its_check(accounts_world: AccountsWorld) -> None:
+    """api/authorize.py refuses a route whose parameters it does not know (deny by default); none of
+    today's routes has one, the Agent Protocol's included."""
+    paths = _route_paths(create_app(accounts_world.settings).routes)
+    assert any("{thread_id}" in p for p in paths) and any("{document_id}" in p for p in paths)
+    parameters = {name for path in paths for name in re.findall(r"\{(\w+)", path)}
+    assert parameters <= CHECKED_PARAMS, parameters - CHECKED_PARAMS
