@@ -1,11 +1,16 @@
 /**
  * Two people on one server with accounts, in two Chromium profiles (two cookie jars): each signs in with the
- * app's form and sees their own collection, never the other's, also when opening its address directly.
+ * app's form and sees their own collection, never the other's, also when opening its address directly; a
+ * collection made and a PDF uploaded in the app (the session's CSRF token sent by the client and the upload)
+ * stay the maker's; the cookie alone, without the CSRF header, changes nothing.
  */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 
 import { type AccountsServer, startAccountsServer } from './accountsServer';
 import { type Browser, launchBrowser, openPage, screenshot } from './browser';
+import { sampleKb } from './stack';
 
 const PASSWORD = 'correct horse battery';
 let server: AccountsServer;
@@ -66,4 +71,33 @@ test('each person signs in and sees only their own collection', async () => {
     await screenshot(page, `accounts-${person.name}`);
     expect(errors).toEqual([]);
   }
+});
+
+test('a signed-in person creates a collection and uploads a PDF (the session CSRF token sent), the other never sees it', async () => {
+  const { page, errors } = await openPage(english, `${server.baseUrl}#/collections`);
+  await page.getByRole('link', { name: 'ann-matter' }).waitFor(); // still signed in from the first test
+  await page.getByLabel('Collection name').fill('Akte Ann');
+  await page.getByRole('button', { name: 'Create collection' }).click();
+  await page.waitForURL(/#\/collections\/akte-ann$/);
+  const pdf = (await readFile(path.join(sampleKb, 'AtVfV.pdf'))).toString('base64');
+  const dataTransfer = await page.evaluateHandle((pdfBase64: string) => {
+    const bytes = Uint8Array.from(atob(pdfBase64), (c) => c.charCodeAt(0));
+    const transfer = new DataTransfer();
+    transfer.items.add(new File([bytes], 'AtVfV.pdf', { type: 'application/pdf' }));
+    return transfer;
+  }, pdf);
+  await page.getByTestId('upload-dropzone').dispatchEvent('drop', { dataTransfer });
+  await page.getByRole('list', { name: 'Uploads' }).getByText('ingested', { exact: true }).waitFor({ timeout: 180_000 });
+  expect(errors).toEqual([]);
+
+  const { page: other } = await openPage(german, `${server.baseUrl}#/collections`);
+  await other.getByRole('link', { name: 'bo-matter' }).waitFor();
+  expect(await other.getByRole('link', { name: 'akte-ann' }).count()).toBe(0);
+  const pdfStatus = await other.evaluate(async () => (await fetch('api/collections/akte-ann/documents/AtVfV.pdf/pdf')).status);
+  expect(pdfStatus).toBe(404);
+  // without the CSRF header, the cookie alone changes nothing (the app's own page, same origin)
+  const bare = await other.evaluate(
+    async () => (await fetch('api/collections', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"name": "forged"}' })).status,
+  );
+  expect(bare).toBe(403);
 });

@@ -5,13 +5,20 @@ unknown against known names is measured in benchmarks/bench_accounts.py, not ass
 
 from __future__ import annotations
 
+import json
+import os
 from contextlib import closing
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import httpx
 import pytest
+from sqlalchemy import update
 
 from fixtures.accounts import PASSWORD, AccountsWorld
+from fixtures.cli_runs import rabbithole as run_cli
 from fixtures.run_kb import RUN_COLLECTION
+from rabbithole.accounts.tables import SessionRow
 from rabbithole.api.security import SESSION_COOKIE
 
 pytestmark = pytest.mark.timeout(600)
@@ -38,6 +45,32 @@ def test_the_session_cookie(accounts_world: AccountsWorld) -> None:
         signed_out = client.delete("/api/session", headers={"X-CSRF-Token": csrf})
         assert signed_out.status_code == 204
         assert client.get("/api/collections").status_code == 401
+
+
+def test_the_cookie_is_secure_over_https(accounts_world: AccountsWorld) -> None:
+    """Behind a TLS-terminating proxy (X-Forwarded-Proto: https, trusted from 127.0.0.1) the cookie is
+    Secure: the browser never sends it over plain http."""
+    with httpx.Client(base_url=accounts_world.url) as client:
+        answer = client.post(
+            "/api/session",
+            json={"name": "alice", "password": PASSWORD},
+            headers={"X-Forwarded-Proto": "https"},
+        )
+    assert answer.status_code == 204
+    assert "secure" in [part.strip().lower() for part in _cookie_header(answer).split(";")]
+
+
+def test_an_ended_session_is_refused(accounts_world: AccountsWorld) -> None:
+    user = accounts_world.accounts.add_user("short-lived", PASSWORD)
+    client, _ = accounts_world.sign_in("short-lived")
+    with closing(client):
+        assert client.get("/api/collections").status_code == 200
+        with accounts_world.accounts.database.engine.begin() as conn:  # the session's end has come
+            ended = datetime.now(UTC) - timedelta(seconds=1)
+            ended_now = update(SessionRow).where(SessionRow.user_id == user.id)
+            conn.execute(ended_now.values(expires_at=ended.replace(tzinfo=None)))
+        assert client.get("/api/collections").status_code == 401
+        assert client.get("/api/session").json()["user"] is None
 
 
 def test_session_fixation(accounts_world: AccountsWorld) -> None:
@@ -140,6 +173,23 @@ def test_a_disabled_account_stops_at_once(accounts_world: AccountsWorld) -> None
         assert refused.status_code == 401 and refused.json()["error"]["message"] == "wrong name or password"
 
 
+def test_an_open_event_stream_ends_when_its_account_is_disabled(accounts_world: AccountsWorld) -> None:
+    """The stream checks its credential again while it runs (its pings included): disabling the account
+    ends it within a ping or two, without a request of its own."""
+    accounts_world.accounts.add_user("streamer", PASSWORD)
+    _, token = accounts_world.accounts.create_token("streamer", "ci")
+    bearer = {"Authorization": f"Bearer {token}"}
+    with httpx.Client(base_url=accounts_world.url, headers=bearer, timeout=60) as client:
+        with client.stream("GET", "/api/runs/events") as stream:
+            assert stream.status_code == 200
+            lines = stream.iter_lines()
+            assert next(lines).startswith(("event:", "data:", "id:", ":"))
+            accounts_world.accounts.set_disabled("streamer", True)
+            for _ in lines:  # pings until the next check ends it (the test's timeout guards)
+                pass
+        assert client.get("/api/collections").status_code == 401
+
+
 def test_the_audit_log_records_what_people_did(accounts_world: AccountsWorld) -> None:
     with accounts_world.client("rita") as rita:
         pdf = rita.get(f"/api/documents/{accounts_world.document_id}/pdf")
@@ -151,3 +201,26 @@ def test_the_audit_log_records_what_people_did(accounts_world: AccountsWorld) ->
     text = repr(accounts_world.accounts.audit.entries(limit=10_000))
     for secret in (PASSWORD, *accounts_world.tokens.values(), accounts_world.revoked_token):
         assert secret not in text
+
+
+def test_the_cli_server_mode_with_a_personal_token(accounts_world: AccountsWorld, tmp_path: Path) -> None:
+    """`rabbithole research --server URL` with RABBITHOLE_API_TOKEN: a reader's token runs on her
+    collection; a non-member's is told it does not exist; no token: refused."""
+    question = "Welche Grenzwerte gelten?"
+    args = ["research", question, "-c", RUN_COLLECTION, "--mode", "quick", "--depth", "0", "--json"]
+    args += ["--server", accounts_world.url]
+    env = {
+        **os.environ,
+        "RABBITHOLE_STORAGE__DATA_DIR": str(tmp_path / "client-data"),  # the client's own: nothing local
+    }
+    env.pop("RABBITHOLE_API_TOKEN", None)
+    done = run_cli(args, {**env, "RABBITHOLE_API_TOKEN": accounts_world.tokens["rita"]}, timeout=240)
+    assert done.returncode == 0, done.stderr
+    run_id = json.loads(done.stdout)["run_id"]
+    with accounts_world.client("rita") as rita, accounts_world.client("nora") as nora:
+        assert rita.get(f"/api/runs/{run_id}").status_code == 200
+        assert nora.get(f"/api/runs/{run_id}").status_code == 404
+    assert accounts_world.accounts.audit.entries(user_name="rita", action="run_started")  # hers, audited
+    refused = run_cli(args, {**env, "RABBITHOLE_API_TOKEN": accounts_world.tokens["nora"]}, timeout=120)
+    assert refused.returncode != 0 and "does not exist" in refused.stderr
+    assert run_cli(args, env, timeout=120).returncode != 0

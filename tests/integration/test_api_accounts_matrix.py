@@ -9,15 +9,21 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import httpx
 import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 from fixtures.accounts import QUICK_RUN, SECRET_COLLECTION, AccountsWorld
+from fixtures.mcp_client import call, failure, read_text, resource_error
 from fixtures.run_kb import RUN_COLLECTION
+from rabbithole.api.authorize import CHECKED_PARAMS
 from rabbithole.api.main import create_app
+from rabbithole.mcp.resources import page_uri, run_report_uri
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -190,12 +196,56 @@ def _pattern(template: str) -> str:
     return re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(template))
 
 
-def test_mcp_is_not_served(accounts_world: AccountsWorld) -> None:
-    """MCP over HTTP has no per-account permissions yet: not served in accounts mode, to anyone."""
-    for who in ("adam", "alice", None):
-        with accounts_world.client(who) as client:
-            answer = client.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "initialize"})
-            assert answer.status_code == 404
+async def _mcp(world: AccountsWorld, who: str, use: Callable[[Client], Awaitable[None]]) -> None:
+    http = create_mcp_http_client(headers={"Authorization": f"Bearer {world.tokens[who]}"})
+    async with http, Client(streamable_http_client(f"{world.url}/mcp", http_client=http)) as client:
+        await use(client)
+
+
+@pytest.mark.asyncio
+async def test_mcp_over_http_has_the_permissions(accounts_world: AccountsWorld) -> None:
+    """The MCP tools and resources answer each account with what it may see: nora (not a member of
+    "laws") gets none of its collections, passages, pages or alice's runs; rita (a reader) does, but not
+    alice's private run."""
+    w = accounts_world
+    page = page_uri(RUN_COLLECTION, w.file_name, 1)
+
+    async def as_nora(client: Client) -> None:
+        names = [c["name"] for c in (await call(client, "list_collections"))["result"]]
+        assert names == [SECRET_COLLECTION]
+        for tool, arguments in (
+            ("search", {"query": "Grenzwerte", "collections": [RUN_COLLECTION]}),
+            ("trace", {"question": "Grenzwerte", "collection": RUN_COLLECTION}),
+            ("resolve_references", {"text": "nach § 3", "collection": RUN_COLLECTION}),
+            ("start_research", {"question": "Grenzwerte?", "collections": [RUN_COLLECTION]}),
+            ("get_run", {"run_id": w.run_id}),
+            ("get_report", {"run_id": w.run_id}),
+        ):
+            message = await failure(client, tool, **arguments)
+            assert "does not exist" in message, (tool, message)
+            _no_trace_of_laws(w, message.encode(), w.run_id)
+        for uri in (page, run_report_uri(w.run_id)):
+            refused = await resource_error(client, uri)
+            assert "does not exist" in str(refused), uri
+
+    async def as_rita(client: Client) -> None:
+        names = [c["name"] for c in (await call(client, "list_collections"))["result"]]
+        assert names == [RUN_COLLECTION]
+        found = await call(client, "search", query="Grenzwerte", collections=[RUN_COLLECTION], mode="bm25")
+        assert found["results"]
+        assert (await call(client, "get_run", run_id=w.run_id))["run"]["run_id"] == w.run_id
+        assert await read_text(client, run_report_uri(w.run_id))
+        assert await read_text(client, page)
+        assert "does not exist" in await failure(client, "get_run", run_id=w.private_run_id)
+
+    await _mcp(w, "nora", as_nora)
+    await _mcp(w, "rita", as_rita)
+    for who in (None, "dora", "revoked"):  # the HTTP layer refuses them before MCP
+        with w.client(who) as client:
+            assert (
+                client.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "initialize"}).status_code
+                == 401
+            )
 
 
 LANGGRAPH = "/api/langgraph"
@@ -270,3 +320,24 @@ def test_the_run_list_stream_shows_each_account_its_own(accounts_world: Accounts
     assert done.wait(120)
     assert got and alices not in {c["run_id"] for c in got}
     assert {c["run_id"] for c in got} == {accounts_world.extra["noras_run"]}
+
+
+def _route_paths(routes: list[Any], prefix: str = "") -> list[str]:
+    """Every route path of the app, through the routers it includes."""
+    paths: list[str] = []
+    for route in routes:
+        if hasattr(route, "original_router"):
+            context = getattr(route, "include_context", None)
+            paths += _route_paths(route.original_router.routes, prefix + str(getattr(context, "prefix", "")))
+        elif isinstance(getattr(route, "path", None), str):
+            paths.append(prefix + route.path)
+    return paths
+
+
+def test_every_path_parameter_has_its_check(accounts_world: AccountsWorld) -> None:
+    """api/authorize.py refuses a route whose parameters it does not know (deny by default); none of
+    today's routes has one, the Agent Protocol's included."""
+    paths = _route_paths(create_app(accounts_world.settings).routes)
+    assert any("{thread_id}" in p for p in paths) and any("{document_id}" in p for p in paths)
+    parameters = {name for path in paths for name in re.findall(r"\{(\w+)", path)}
+    assert parameters <= CHECKED_PARAMS, parameters - CHECKED_PARAMS

@@ -12,12 +12,13 @@ route: it finds the request's account and puts it in the scope (api/access.py de
   (POST /api/session), GET /api/session, which says whether the request is signed in, and GET /health
   (a load balancer's or a container's check; it names no collection to a client not signed in).
 
-MCP over HTTP (/mcp) answers 404 in this mode: it has no per-account permissions yet, and a protocol
-that could show every run must not be reachable. (The Agent Protocol, /api/langgraph, has them: its threads
-are runs, api/authorize.py.)"""
+The protocols are behind it too: the Agent Protocol (/api/langgraph; its threads are runs, checked by
+api/authorize.py) and MCP over HTTP (/mcp; its tools read the request's account, mcp/backend.py)."""
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Callable
 from typing import Literal
 
@@ -33,9 +34,15 @@ from rabbithole.api.refusals import header, refuse
 from rabbithole.api.security import SESSION_COOKIE, SESSION_PATH, cookie_value, needs_no_token
 from rabbithole.api.spa import route_path
 
+log = logging.getLogger(__name__)
+
 CSRF_HEADER = b"x-csrf-token"
-#: Paths of the protocol without per-account permissions: not served in accounts mode.
-UNAVAILABLE_PREFIXES = ("/mcp",)
+#: How often a long answer (an event stream) checks its credential again.
+RECHECK_S = 5.0
+
+
+class AccountGone(Exception):
+    """A long answer's account no longer signs in (disabled, signed out, its token revoked)."""
 
 
 class AccountsMiddleware:
@@ -50,9 +57,6 @@ class AccountsMiddleware:
             await self.app(scope, receive, send)
             return
         path = route_path(scope)
-        if any(path == p or path.startswith(p + "/") for p in UNAVAILABLE_PREFIXES):
-            await refuse(send, 404, "HTTPError", "Not Found")
-            return
         if needs_no_token(scope, path) or (path == SESSION_PATH and scope["method"] == "POST"):
             await self.app(scope, receive, send)
             return
@@ -71,7 +75,13 @@ class AccountsMiddleware:
                     "a request that changes something must send the session's X-CSRF-Token header",
                 )
                 return
-            await self._serve_recorded({**scope, PRINCIPAL_SCOPE_KEY: found}, path, found, receive, send)
+            checked = self._checking_send(scope, found, send)
+            try:
+                await self._serve_recorded(
+                    {**scope, PRINCIPAL_SCOPE_KEY: found}, path, found, receive, checked
+                )
+            except* AccountGone:  # (a task group of the stream may wrap it)
+                log.info("an answer to %s ended: its account no longer signs in", found.user.name)
             return
         if path in (SESSION_PATH, HEALTH_PATH) and scope["method"] in ("GET", "HEAD"):
             await self.app(scope, receive, send)  # not signed in: says so / the health check, no names
@@ -84,6 +94,25 @@ class AccountsMiddleware:
             "`Authorization: Bearer TOKEN`",
             [(b"www-authenticate", b"Bearer")],
         )
+
+    def _checking_send(self, scope: Scope, principal: Principal, send: Send) -> Send:
+        """``send`` that checks the credential again, at most every RECHECK_S, while a long answer (an event
+        stream, its pings included) goes on; it ends the answer once the account is disabled, the session
+        ended or the token revoked (AccountGone), so that an open stream stops too."""
+        last = time.monotonic()
+
+        async def send_checked(message: Message) -> None:
+            nonlocal last
+            streaming = message["type"] == "http.response.body" and message.get("more_body")
+            if streaming and time.monotonic() - last > RECHECK_S:
+                last = time.monotonic()
+                again = await self._principal(scope)
+                if not isinstance(again, Principal) or again.user.id != principal.user.id:
+                    await send({"type": "http.response.body", "body": b"", "more_body": False})
+                    raise AccountGone
+            await send(message)
+
+        return send_checked
 
     async def _serve_recorded(
         self, scope: Scope, path: str, principal: Principal, receive: Receive, send: Send

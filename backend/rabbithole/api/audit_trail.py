@@ -1,5 +1,6 @@
 """Which requests the audit log records (accounts mode), by method and path: uploads, deletions, runs
-started and PDFs opened, once they succeeded (a status below 400), with the account and the address. The
+started and PDFs opened, once they succeeded (a status below 400), with the account and the address (the
+Agent Protocol's thread runs and deletions too; MCP's start_research records itself, mcp/tools.py). The
 sign-ins are recorded by the account service itself. A PDF read in byte ranges (pdf.js) is recorded once,
 at its first range."""
 
@@ -17,6 +18,8 @@ _RULES: tuple[tuple[str, re.Pattern[str], AuditAction], ...] = (
     ("DELETE", re.compile(r"/api/documents/([^/]+)"), "delete"),
     ("DELETE", re.compile(r"/api/runs/([^/]+)"), "delete"),
     ("POST", re.compile(r"/api/runs"), "run_started"),
+    ("DELETE", re.compile(r"/api/langgraph/threads/([^/]+)"), "delete"),
+    ("POST", re.compile(r"/api/langgraph/threads/([^/]+)/runs(?:/stream|/wait)?"), "run_started"),
     ("GET", re.compile(r"/api/collections/([^/]+)/documents/([^/]+)/pdf"), "pdf_opened"),
     ("GET", re.compile(r"/api/documents/([^/]+)/pdf"), "pdf_opened"),
 )

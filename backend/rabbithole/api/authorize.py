@@ -40,6 +40,18 @@ def _template(request: Request) -> str:
 
 #: Agent Protocol requests that read although they are POSTs (a query in a body).
 AGENT_READS = {("POST", "/threads/{thread_id}/history")}
+#: The path parameters the checks below know; a route with another answers 500 to an account that is not
+#: unrestricted (deny by default) until it is added here and checked.
+CHECKED_PARAMS = {
+    "name",  # a collection
+    "file_name",  # a document of the collection in "name"
+    "chunk_id",  # a passage of the collection in "name"
+    "document_id",  # a document (its collection is looked up)
+    "job_id",  # an ingestion job (its collection)
+    "run_id",  # a run; on the Agent Protocol's routes a run of the thread in "thread_id"
+    "thread_id",  # an Agent Protocol thread (its run)
+    "assistant_id",  # an Agent Protocol assistant (a graph: no data)
+}
 #: Routes every client may use, signed in or not: the sign-in itself and the question whether one is
 #: (api/accounts_auth.py lets them through; they show nothing but the request's own session).
 PUBLIC_ROUTES = {"/session"}
@@ -53,6 +65,9 @@ async def authorize(request: Request, services: ServicesDep, runs: RunServiceDep
         return
     params = request.path_params
     template = _template(request)
+    unknown = set(params) - CHECKED_PARAMS
+    if unknown:  # a route added later whose parameters the permissions do not know: refused, not served
+        raise RuntimeError(f"no permission check for the parameters {sorted(unknown)} of {template}")
     need = need_of(request.method, template)
     if "name" in params:
         access.require_collection(str(params["name"]), need)

@@ -3,10 +3,15 @@ fills it in its lifespan (HTTP); `rabbithole mcp` opens its own (stdio)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import Any
 
+from mcp.server.mcpserver import Context
+
+from rabbithole.api.access import PRINCIPAL_SCOPE_KEY, Access, NotSignedInError, Principal
 from rabbithole.api.runs.service import RunService
 from rabbithole.core.config import Settings
 from rabbithole.core.errors import RabbitholeError
@@ -32,6 +37,21 @@ class McpBackend:
             raise RabbitholeError("the MCP server is not serving (starting or stopping)")
         return self._services
 
+    async def access(self, ctx: Context[Any, Any]) -> Access:
+        """The permissions of the request a tool or resource answers (api/access.py). Over HTTP in
+        accounts mode: the account the API's accounts middleware found for that request (none: refused);
+        over stdio (no HTTP request) or in the other modes: everything, as before."""
+        services = self.services
+        request = getattr(ctx.request_context, "request", None)
+        scope = getattr(request, "scope", None)
+        if services.settings.server.auth_mode != "accounts" or scope is None:
+            return Access(None)
+        principal = scope.get(PRINCIPAL_SCOPE_KEY)
+        if not isinstance(principal, Principal):
+            raise NotSignedInError("sign in first")
+        roles = await asyncio.to_thread(services.accounts.memberships.roles_of, principal.user.id)
+        return Access(principal, roles)
+
     @property
     def runs(self) -> RunService:
         if self._runs is None:
@@ -42,8 +62,6 @@ class McpBackend:
 @asynccontextmanager
 async def opened_backend(backend: McpBackend, settings: Settings) -> AsyncIterator[McpBackend]:
     """Services and a run service of this process (stdio), attached to ``backend`` while open."""
-    import asyncio
-
     services = Services(settings)
     await services.aopen()
     runs = await asyncio.to_thread(RunService, services)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from urllib.parse import quote, unquote
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 
 from rabbithole.core.errors import DocumentNotFoundError, InvalidRequestError, RunStateError
 from rabbithole.mcp.backend import McpBackend
@@ -38,19 +38,22 @@ def _page_text(services: Services, collection: str, document: str, page: str) ->
 
 def register_resources(server: MCPServer, backend: McpBackend) -> None:
     @server.resource(PAGE_TEMPLATE, name="page", mime_type="text/plain")
-    async def page(collection: str, document: str, page: str) -> str:
+    async def page(collection: str, document: str, page: str, ctx: Context) -> str:
         """The body text of one page of a document (search and trace offsets index the document's text;
         get the page of a passage from its `page`)."""
         with resource_errors():
+            (await backend.access(ctx)).require_collection(unquote(collection), "read")
             return await asyncio.to_thread(
                 _page_text, backend.services, unquote(collection), unquote(document), unquote(page)
             )
 
     @server.resource(REPORT_TEMPLATE, name="report", mime_type="text/markdown")
-    async def report(run_id: str) -> str:
+    async def report(run_id: str, ctx: Context) -> str:
         """A finished research run's report, in markdown with numbered sources."""
         with resource_errors():
+            access = await backend.access(ctx)
             record = await backend.runs.runs.get(unquote(run_id))
+            access.require_run(record)
             if record.result is None:
                 raise RunStateError(f"run {record.id} is {record.status}; its report is not ready")
             return record.result.report_markdown

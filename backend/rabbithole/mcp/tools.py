@@ -6,10 +6,11 @@ from __future__ import annotations
 import asyncio
 from typing import Annotated, Literal
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
+from rabbithole.api.access import Access
 from rabbithole.api.routes.collections import CollectionOut, collection_out
 from rabbithole.api.routes.references import PassageReferenceOut, reference_out
 from rabbithole.api.runs.schemas import RunDetail
@@ -48,6 +49,20 @@ def _resolve_in_text(
     return [reference_out(resolver.resolve(ref, citing)) for ref in detect_references(text)]
 
 
+def _given(ctx: Context | None) -> Context:
+    """The context the SDK injects into every call (a parameter with a default only for the schema)."""
+    if ctx is None:
+        raise RuntimeError("the MCP server gave the tool no context")
+    return ctx
+
+
+def _allowed(access: Access, collections: list[str]) -> None:
+    """The collections the request may search and research (accounts mode); CollectionNotFoundError for
+    one it may not see, as for one that does not exist."""
+    for name in collections:
+        access.require_collection(name, "read")
+
+
 def _check_llm(services: Services) -> None:
     settings = services.settings.llm
     status = probe(settings, settings.resolved_base_url)
@@ -58,11 +73,12 @@ def _check_llm(services: Services) -> None:
 
 def register_tools(server: MCPServer, backend: McpBackend) -> None:
     @server.tool()
-    async def list_collections() -> list[CollectionOut]:
+    async def list_collections(ctx: Context) -> list[CollectionOut]:
         """The collections of documents that can be searched and researched."""
         with tool_errors():
+            access = await backend.access(ctx)
             infos = await asyncio.to_thread(backend.services.catalog.list_collections)
-            return [collection_out(c) for c in infos]
+            return [collection_out(c) for c in infos if access.sees_collection(c.name)]
 
     @server.tool()
     async def search(
@@ -76,11 +92,13 @@ def register_tools(server: MCPServer, backend: McpBackend) -> None:
         page_to: Annotated[int | None, Field(ge=1, le=MAX_PAGE)] = None,
         k: Annotated[int | None, Field(ge=1, le=200, description="How many passages.")] = None,
         mode: SearchMode = "hybrid",
+        ctx: Context | None = None,
     ) -> SearchResponse:
         """Hybrid search (vectors and BM25) over the collections: passages with document, page, section and
         their verbatim text with its character offsets in the document."""
         services = backend.services
         with tool_errors():
+            _allowed(await backend.access(_given(ctx)), collections)
             filters = SearchFilters.create(
                 documents=documents, sections=sections, page_from=page_from, page_to=page_to
             )
@@ -100,11 +118,13 @@ def register_tools(server: MCPServer, backend: McpBackend) -> None:
         collection: Annotated[str, Field(min_length=1)],
         depth: Annotated[int | None, Field(ge=0, le=10, description="Reference hops to follow.")] = None,
         k: Annotated[int | None, Field(ge=1, le=200, description="Search hits to start from.")] = None,
+        ctx: Context | None = None,
     ) -> TraceOut:
         """Search, then follow the references in the passages found (§§, articles, annexes, other laws):
         each passage says how it was reached (the chain), and what could not be followed."""
         services = backend.services
         with tool_errors():
+            _allowed(await backend.access(_given(ctx)), [collection])
 
             def run() -> TraceOut:
                 _require(services, [collection])
@@ -126,11 +146,13 @@ def register_tools(server: MCPServer, backend: McpBackend) -> None:
         section: Annotated[
             str | None, Field(description='The section the text comes from, e.g. "§ 7".')
         ] = None,
+        ctx: Context | None = None,
     ) -> list[PassageReferenceOut]:
         """The references in a text (offsets into it), each resolved to its document and section in the
         collection, or with the reason it could not be."""
         services = backend.services
         with tool_errors():
+            _allowed(await backend.access(_given(ctx)), [collection])
             return await asyncio.to_thread(
                 _resolve_in_text, services, collection, text, source_document, section
             )
@@ -140,14 +162,20 @@ def register_tools(server: MCPServer, backend: McpBackend) -> None:
         question: Annotated[str, Field(min_length=1, max_length=4000)],
         collections: Collections,
         mode: Literal["quick", "interactive"] = "quick",
+        ctx: Context | None = None,
     ) -> RunStarted:
         """Start a research run in the background. Quick: no questions, straight to the report. Interactive:
         it asks for clarification and approval of its plan, answered where `answer_at` says. Poll get_run."""
         services, runs = backend.services, backend.runs
         with tool_errors():
+            access = await backend.access(_given(ctx))
+            _allowed(access, collections)
             await asyncio.to_thread(_require, services, collections)
             await asyncio.to_thread(_check_llm, services)
-            record = await runs.create(question, collections, mode, RunOverrides())
+            record = await runs.create(question, collections, mode, RunOverrides(), created_by=access.user_id)
+            if access.principal is not None:  # accounts mode: in the audit log, as the API's runs are
+                name = access.principal.user.name
+                await asyncio.to_thread(services.accounts.record, "run_started", name, record.id)
         answer_at = (
             None
             if mode == "quick"
@@ -162,17 +190,21 @@ def register_tools(server: MCPServer, backend: McpBackend) -> None:
         )
 
     @server.tool()
-    async def get_run(run_id: RunId) -> RunDetail:
+    async def get_run(run_id: RunId, ctx: Context | None = None) -> RunDetail:
         """A run's status, phase, plan, pending question (interrupt) and, once done, its report."""
         with tool_errors():
+            access = await backend.access(_given(ctx))
+            access.require_run(await backend.runs.runs.get(run_id, with_result=False))
             return await run_detail(backend.runs, run_id)
 
     @server.tool()
-    async def get_report(run_id: RunId) -> ResearchResult:
+    async def get_report(run_id: RunId, ctx: Context | None = None) -> ResearchResult:
         """A finished run's report: its markdown and numbered sources, each with document, page, section
         and the verbatim quote with its offsets."""
         with tool_errors():
+            access = await backend.access(_given(ctx))
             record = await backend.runs.runs.get(run_id)
+            access.require_run(record)
             if record.result is None:
                 raise RunStateError(f"run {run_id} is {record.status}; its report is not ready")
             return record.result

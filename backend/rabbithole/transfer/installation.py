@@ -138,8 +138,13 @@ def import_installation(settings: Settings, folder: Path, *, replace: bool = Fal
             return row
 
         engine = services.catalog.engine
+        from rabbithole.accounts.tables import AccountsBase
+
         for table in tables():
-            load_table(engine, table, folder / "tables" / f"{table.name}.jsonl", change)
+            path = folder / "tables" / f"{table.name}.jsonl"
+            if not path.exists() and table.name in AccountsBase.metadata.tables:
+                continue  # an export made before the account tables existed: it has none
+            load_table(engine, table, path, change)
         advance_sequences(engine)
         if (folder / "uploads").is_dir():
             shutil.copytree(folder / "uploads", settings.storage.uploads_dir, dirs_exist_ok=True)
