@@ -146,8 +146,8 @@ WriteCase = tuple[str, str, dict[str, Any], tuple[int | None, ...]]
 
 def write_cases(world: AccountsWorld) -> list[WriteCase]:
     """(method, path, request, statuses in WHO's order; None: allowed, not tried, as it would change what
-    the other tests read). Requests the route refuses after the permission check (a file type not read in an upload, a
-    finished run to cancel) show where the check let them through."""
+    the other tests read). Requests the route refuses after the permission check (a file type not read in
+    an upload, a finished run to cancel) show where the check let them through."""
     put = {"json": {"version": 1, "documents": {}}}  # no user registry entries: as the KB was ingested
     sheet = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
     upload = {"files": [("files", ("figures.xlsx", b"not a format read", sheet))]}
