@@ -9,7 +9,8 @@ from pathlib import Path
 
 from rabbithole.core.errors import InvalidRequestError
 
-SUPPORTED_SUFFIXES = frozenset({".pdf"})
+# PDF, and images read by OCR (ingestion/ocr/images.py)
+SUPPORTED_SUFFIXES = frozenset({".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff"})
 _HASH_BLOCK = 1 << 20
 
 
@@ -108,7 +109,9 @@ def discover(path: Path, collection: str | None = None) -> list[CollectionSource
         raise InvalidRequestError(f"{path} does not exist")
     if path.is_file():
         if path.suffix.lower() not in SUPPORTED_SUFFIXES:
-            raise InvalidRequestError(f"{path.name}: only PDF files can be ingested")
+            raise InvalidRequestError(
+                f"{path.name}: only PDF and image (PNG, JPEG, TIFF) files can be ingested"
+            )
         return [CollectionSource(collection or path.parent.name, path.parent, (path,), complete=False)]
     direct = [p for p in path.iterdir() if _is_document(p)]
     subfolders = sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith("."))

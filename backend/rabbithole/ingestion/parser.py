@@ -107,4 +107,11 @@ class AutoParser:
         return parser.parse(Path(path), file_name)
 
 
+def _image_factory(settings: IngestionSettings) -> DocumentParser:
+    from rabbithole.ingestion.ocr.images import ImageParser
+
+    return ImageParser(settings)
+
+
 register_parser((".pdf",), _pdf_factory)
+register_parser((".png", ".jpg", ".jpeg", ".tif", ".tiff"), _image_factory)

@@ -43,6 +43,8 @@ class PageOut(BaseModel):
     number: int
     offset: int  # where the page's text starts in the document's text
     text: str
+    source: Literal["text", "ocr"] = "text"  # the PDF's text layer, or OCR of the page's image
+    ocr_confidence: float | None = None  # OCR's mean word confidence in percent
 
 
 def _statuses(services: Services, name: str) -> list[DocumentStatus]:
@@ -110,7 +112,13 @@ PageQuery = Annotated[int | None, Query(ge=1, le=1_000_000, description="Only th
 def _pages(services: Services, name: str, file_name: str, page: int | None) -> list[PageOut]:
     services.catalog.require_collection(name)
     return [
-        PageOut(number=p.number, offset=p.offset, text=p.text)
+        PageOut(
+            number=p.number,
+            offset=p.offset,
+            text=p.text,
+            source="ocr" if p.source == "ocr" else "text",
+            ocr_confidence=p.ocr_confidence,
+        )
         for p in services.catalog.pages(name, file_name)
         if page is None or p.number == page
     ]

@@ -110,6 +110,13 @@ async def document_pdf_by_id(document_id: DocumentId, services: ServicesDep) -> 
 
 
 def _pdf(services: Services, name: str, file_name: str) -> FileResponse:
+    path = source_file(services, name, file_name)
+    return FileResponse(
+        path, media_type="application/pdf", filename=file_name, content_disposition_type="inline"
+    )
+
+
+def source_file(services: Services, name: str, file_name: str) -> Path:
     """The file the document was ingested from, as the catalog recorded it (an upload or a file of an
     ingested folder): never a path a client gave. Refused when it is gone or no longer the ingested file."""
     services.catalog.require_collection(name)
@@ -128,6 +135,4 @@ def _pdf(services: Services, name: str, file_name: str) -> FileResponse:
         if uploaded is None:
             raise DocumentNotFoundError(f"the PDF of '{file_name}' is unknown; ingest the collection again")
         path = uploaded
-    return FileResponse(
-        path, media_type="application/pdf", filename=file_name, content_disposition_type="inline"
-    )
+    return path
