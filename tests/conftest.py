@@ -21,4 +21,5 @@ pytest_plugins: list[str] = [
     "fixtures.postgres",
     "fixtures.chroma_server",
     "fixtures.team",
+    "fixtures.ocr",
 ]

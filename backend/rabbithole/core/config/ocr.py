@@ -33,7 +33,10 @@ class OcrSettings(BaseModel):
         200, ge=1, description="Files with more pages to read by OCR are reported and skipped."
     )
     max_megapixels: float = Field(
-        100.0, gt=0, description="Images (or rendered pages) with more pixels are reported and skipped."
+        100.0,
+        gt=0,
+        description="Image files with more pixels are reported and skipped (checked before decoding); a"
+        " scanned PDF page is rendered at a lower resolution to stay within it.",
     )
     page_timeout_s: float = Field(
         120.0, gt=0, description="How long Tesseract may take for one page before the page is left out."
