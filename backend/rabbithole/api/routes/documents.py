@@ -45,6 +45,7 @@ class PageOut(BaseModel):
     text: str
     source: Literal["text", "ocr"] = "text"  # the PDF's text layer, or OCR of the page's image
     ocr_confidence: float | None = None  # OCR's mean word confidence in percent
+    ocr_low_confidence: bool = False  # below ingestion.ocr.low_confidence: check quotes against the image
 
 
 def _statuses(services: Services, name: str) -> list[DocumentStatus]:
@@ -111,6 +112,7 @@ PageQuery = Annotated[int | None, Query(ge=1, le=1_000_000, description="Only th
 
 def _pages(services: Services, name: str, file_name: str, page: int | None) -> list[PageOut]:
     services.catalog.require_collection(name)
+    low = services.settings.ingestion.ocr.low_confidence
     return [
         PageOut(
             number=p.number,
@@ -118,6 +120,7 @@ def _pages(services: Services, name: str, file_name: str, page: int | None) -> l
             text=p.text,
             source="ocr" if p.source == "ocr" else "text",
             ocr_confidence=p.ocr_confidence,
+            ocr_low_confidence=p.ocr_confidence is not None and p.ocr_confidence < low,
         )
         for p in services.catalog.pages(name, file_name)
         if page is None or p.number == page

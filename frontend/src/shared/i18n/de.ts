@@ -439,4 +439,13 @@ export const de: Record<MessageKey, string> = {
   "refs.openPage": "{place} in der Ansicht öffnen",
   // bench (issue 26): a button's accessible name holds its visible text (axe: label-content-name-mismatch)
   "checks.showRewritten": "ersetzt durch: {replacement} (im Bericht zeigen)",
+  // OCR (issue 28): pages read from their image by Tesseract
+  "ocr.pageArea": "Gescannte Seite",
+  "ocr.imageLabel": "Gescannte Seite {page} von {document}",
+  "ocr.imageFailed": "Das Bild der Seite konnte nicht geladen werden.",
+  "ocr.pageText": "Per OCR erkannter Text",
+  "ocr.pageRead": "Der Text dieser Seite wurde per OCR aus ihrem Bild gelesen (Erkennungssicherheit {confidence} %); Zitate stammen aus diesem Text.",
+  "ocr.lowConfidence": "OCR hat diese Seite unsicher erkannt ({confidence} %): Zitat bitte am Bild prüfen.",
+  "ocr.source": "OCR {confidence} %",
+  "ocr.sourceLow": "OCR, unsichere Erkennung ({confidence} %)",
 };

@@ -437,6 +437,15 @@ export const en = {
   "refs.openPage": "Open {place} in the viewer",
   // bench (issue 26): a button's accessible name holds its visible text (axe: label-content-name-mismatch)
   "checks.showRewritten": "replaced by: {replacement} (show in the report)",
+  // OCR (issue 28): pages read from their image by Tesseract
+  "ocr.pageArea": "Scanned page",
+  "ocr.imageLabel": "Scanned page {page} of {document}",
+  "ocr.imageFailed": "The page image could not be loaded.",
+  "ocr.pageText": "Text read by OCR",
+  "ocr.pageRead": "The text of this page was read by OCR from its image (confidence {confidence} %); quotes are cut from that text.",
+  "ocr.lowConfidence": "OCR read this page with low confidence ({confidence} %): check the quote against the image.",
+  "ocr.source": "OCR {confidence} %",
+  "ocr.sourceLow": "OCR, low confidence ({confidence} %)",
 } as const;
 
 export type MessageKey = keyof typeof en;

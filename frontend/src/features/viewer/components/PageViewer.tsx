@@ -7,9 +7,11 @@ import { quoteRange } from "../lib/highlight";
 import { highlightsOn, type PageTarget } from "../lib/target";
 import { useMediaQuery } from "../lib/useMediaQuery";
 import { FIT, zoomIn, zoomOut } from "../lib/zoom";
+import { OcrNote } from "./OcrNote";
 import { PageText } from "./PageText";
 import type { PdfStatus } from "./PdfPage";
 import { ReferenceChain } from "./ReferenceChain";
+import { ScannedPage } from "./ScannedPage";
 import { ViewerToolbar } from "./ViewerToolbar";
 
 const PdfPage = lazy(() => import("./PdfPage"));
@@ -46,7 +48,8 @@ function useFocusOnOpen(heading: RefObject<HTMLHeadingElement | null>) {
 
 /**
  * A page of a document: the PDF page (pdf.js, with its text layer) with the target's passage highlighted by
- * its offsets, the page's stored text with the same highlight, page turning, zoom (buttons, + and - keys),
+ * its offsets (a page read by OCR: its image with the quote's OCR word boxes marked, and the OCR text shown
+ * open beside it, with OCR's confidence), the page's stored text with the same highlight, page turning, zoom (buttons, + and - keys),
  * the whole PDF at that page, and what is known of how the passage was found (support, the search, the
  * reference chain, each of its steps a link to its page). Beside the page on a wide screen; a full-screen
  * dialog on a phone. Escape closes it. Mount it with a `key` per target: a new target starts at its page.
@@ -70,6 +73,7 @@ export function PageViewer({ target, onClose }: { target: PageTarget; onClose: (
     [shown, onTargetPage, target.highlight],
   );
   const atTarget = place.document === target.document && place.page === target.page;
+  const scanned = shown?.source === "ocr";
   const chain = target.chain ?? [];
 
   const onKeyDown = (event: KeyboardEvent) => {
@@ -145,18 +149,40 @@ export function PageViewer({ target, onClose }: { target: PageTarget; onClose: (
           <p className="alert alert-warning">{t("viewer.quoteNotFound")}</p>
         )}
       </div>
-      <Suspense fallback={<p>{t("viewer.loadingPdf")}</p>}>
-        <PdfPage
-          collection={target.collection}
-          document={place.document}
-          page={place.page}
-          pageText={shown?.text ?? null}
+      {scanned && shown ? (
+        <>
+          <OcrNote confidence={shown.ocr_confidence ?? null} low={shown.ocr_low_confidence ?? false} />
+          <ScannedPage
+            key={`${place.document}/${place.page}`}
+            collection={target.collection}
+            document={place.document}
+            page={place.page}
+            range={range}
+            zoom={zoom}
+          />
+        </>
+      ) : (
+        <Suspense fallback={<p>{t("viewer.loadingPdf")}</p>}>
+          <PdfPage
+            collection={target.collection}
+            document={place.document}
+            page={place.page}
+            pageText={shown?.text ?? null}
+            range={range}
+            zoom={zoom}
+            onStatus={setPdfStatus}
+          />
+        </Suspense>
+      )}
+      {shown && (
+        <PageText
+          key={`${place.document}/${place.page}`}
+          text={shown.text}
           range={range}
-          zoom={zoom}
-          onStatus={setPdfStatus}
+          label={scanned ? t("ocr.pageText") : undefined}
+          open={scanned}
         />
-      </Suspense>
-      {shown && <PageText key={`${place.document}/${place.page}`} text={shown.text} range={range} />}
+      )}
     </aside>
   );
 }
