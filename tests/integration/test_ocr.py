@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from rapidfuzz.distance import Levenshtein
 
-from fixtures.pdfs import SAMPLE_DIR, build_scanned_pdf, pymupdf
+from fixtures.pdfs import SAMPLE_DIR, build_legal_pdf, build_scanned_pdf, pymupdf
+from fixtures.services import ServicesFactory
 from rabbithole.core.config import IngestionSettings
 from rabbithole.devtools.scans import (
     page_pixmap,
@@ -139,3 +140,25 @@ def test_a_big_scanned_page_is_rendered_within_the_pixel_limit(tmp_path: Path) -
     doc = PdfParser(settings(max_megapixels=2.0)).parse(scan)  # 300 dpi would be 8.7 megapixels
     assert doc.pages[0].source == "ocr" and "Kernbrennstoff" in doc.pages[0].text
     assert pymupdf.open(str(scan)).page_count == 1
+
+
+def test_bad_images_in_a_folder_are_reported_and_the_rest_is_ingested(
+    tmp_path: Path, make_services: ServicesFactory
+) -> None:
+    folder = tmp_path / "akte"
+    (folder / "scans").mkdir(parents=True)
+    build_legal_pdf(folder / "PrüfG.pdf")
+    write_blank_png(folder / "plan.png", 20_000, 20_000)
+    write_blank_tiff(folder / "scans" / "stapel.tif", 300)
+    services = make_services(ingestion={"ocr": {"max_pages": 200}})
+    report = services.ingestion_pipeline().ingest(folder).collections[0]
+
+    assert report.added == ["PrüfG.pdf"]
+    failed = {p.file_name: (p.kind, p.reason) for p in report.failed}
+    assert failed["plan.png"] == (
+        "too_large",
+        "the image is 20000 × 20000 pixels (400 megapixels); the limit is 100 megapixels "
+        "(ingestion.ocr.max_megapixels)",
+    )
+    assert failed["scans/stapel.tif"][1].startswith("more than 200 pages to read by OCR")
+    assert services.searcher.search("Prüfpflichten", "akte", k=1)[0].chunk.document == "PrüfG.pdf"
