@@ -23,6 +23,7 @@ the first run pays it.
 
 from __future__ import annotations
 
+import hashlib
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -164,11 +165,17 @@ def corpus_cer(copies: Path, settings: IngestionSettings) -> tuple[RouteFigures,
 
 def scanned_index(copies: Path, settings: IngestionSettings) -> Path:
     """A data dir with the scanned copies ingested as collection "sample" (through the cached parser)."""
+    import benchmarks.ocr_copies as copies_module
+    import rabbithole.ingestion.ocr.section_signs as signs
+    import rabbithole.ingestion.pdf_layout as layout
+    import rabbithole.ingestion.structure as structure
     from rabbithole.services import Services
 
-    key = fingerprint(
-        tesseract_version(), settings.model_dump(), sorted(p.name for p in copies.glob("*.pdf"))
-    )
+    names = sorted(p.name for p in copies.glob("*.pdf"))
+    # the index is built again when the code that derives the structure changes (CachedParser)
+    modules = (layout, structure, signs, copies_module)
+    code = [hashlib.sha256(Path(m.__file__ or "").read_bytes()).hexdigest() for m in modules]
+    key = fingerprint(tesseract_version(), settings.model_dump(), names, code)
     data_dir = ocr_root() / f"index-{key}"
     with Services(bench_settings(data_dir)) as services:
         pipeline = services.ingestion_pipeline()

@@ -17,6 +17,7 @@ import subprocess
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 from benchmarks.common import SAMPLE_DIR, bench_root, sample_pdfs
@@ -24,7 +25,9 @@ from rabbithole.core.config import IngestionSettings
 from rabbithole.core.models import ParsedDocument
 from rabbithole.devtools.scans import scan_pdf
 from rabbithole.ingestion.errors import DocumentError
+from rabbithole.ingestion.ocr.section_signs import restore_section_signs
 from rabbithole.ingestion.parser import AutoParser
+from rabbithole.ingestion.structure import detect_structure
 
 DPI = 300
 
@@ -124,6 +127,19 @@ class CachedParser:
         parsed, _ = pickle.loads(cached.read_bytes())
         assert isinstance(parsed, ParsedDocument)
         parsed.file_name = file_name or path.name
+        if all(page.source == "ocr" for page in parsed.pages):
+            # section signs Tesseract misread, restored line by line as the parser now does (same length:
+            # offsets and word boxes stay)
+            parsed.pages = [
+                replace(page, text="\n".join(restore_section_signs(line) for line in page.text.split("\n")))
+                for page in parsed.pages
+            ]
+            # the cache keeps what OCR read (the page texts, word boxes, confidences); the structure is
+            # derived again by the current code, as the parser does for lines without font data (their
+            # headings judged by their text; Tesseract's paragraphs are the text's blank lines)
+            structure = detect_structure(parsed.text)
+            parsed.sections = structure.sections
+            parsed.is_legal = structure.is_legal or parsed.is_legal
         return parsed
 
 

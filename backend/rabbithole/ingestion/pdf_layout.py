@@ -214,8 +214,12 @@ def assemble(pages: list[PdfPage]) -> tuple[list[PageText], list[TextLine]]:
         else:
             words = _word_boxes(page, [(start, end) for start, end, *_ in infos])
             page_texts.append(PageText(page.number, text, offset, "ocr", page.ocr_confidence, words))
+        # a line read by OCR has no font: size 0 tells structure detection to judge its headings by their
+        # text alone (its height, kept for the title, is not a font size, and boldness is unknown)
+        ocr = page.ocr_confidence is not None
         lines.extend(
-            TextLine(offset + start, offset + end, size, bold, para) for start, end, size, bold, para in infos
+            TextLine(offset + start, offset + end, 0.0 if ocr else size, bold, para)
+            for start, end, size, bold, para in infos
         )
         offset += len(text) + separator
     return page_texts, lines

@@ -7,6 +7,7 @@ from __future__ import annotations
 import statistics
 from itertools import groupby
 
+from rabbithole.ingestion.ocr.section_signs import restore_section_signs
 from rabbithole.ingestion.ocr.tesseract import OcrWord
 from rabbithole.ingestion.pdf_layout import LineWord, PdfLine
 
@@ -47,7 +48,7 @@ def _line(words: list[OcrWord], scale: float, size: float, paragraph_start: bool
         parts.append(word.text)
         length += len(word.text)
     return PdfLine(
-        text="".join(parts),
+        text=restore_section_signs("".join(parts)),
         x0=min(w.x0 for w in placed),
         y0=min(w.y0 for w in placed),
         x1=max(w.x1 for w in placed),
