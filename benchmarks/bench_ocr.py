@@ -298,6 +298,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{label} of the scanned copies within {RECALL_GAP_GOAL} of the originals'",
                 gap <= RECALL_GAP_GOAL,
                 f"{measured['scanned copies']:.3f} (originals {measured['originals']:.3f}, gap {gap:+.3f})",
+                open_issue=28,  # sections OCR misses (headings read into the text), docs/benchmarks.md
             )
         )
     return 0 if print_goals(goals) else 1
