@@ -22,9 +22,9 @@ WEB_SOURCES := $(shell find $(FRONTEND)/src $(FRONTEND)/public -type f 2>/dev/nu
 	$(wildcard $(FRONTEND)/index.html $(FRONTEND)/package.json $(FRONTEND)/package-lock.json \
 	$(FRONTEND)/vite.config.* $(FRONTEND)/tsconfig*.json)
 
-.PHONY: setup chromium postgres web run ingest serve test test-python test-web test-e2e lint format bench clean
+.PHONY: setup chromium postgres tesseract web run ingest serve test test-python test-web test-e2e lint format bench clean
 
-setup: $(STAMP) $(NPM_STAMP) chromium postgres
+setup: $(STAMP) $(NPM_STAMP) chromium postgres tesseract
 
 # torch is pinned first: 2.13.0 has a CPU build; an unpinned torch pulls several GB of CUDA libraries.
 $(STAMP): pyproject.toml
@@ -44,6 +44,10 @@ chromium:
 # PostgreSQL's server binaries for the tests of the server backend (a throwaway cluster per test session).
 postgres:
 	@scripts/ensure_postgres.sh
+
+# Tesseract with German and English data: OCR of scanned PDF pages and of image files (ingestion/ocr).
+tesseract:
+	@scripts/ensure_tesseract.sh
 
 web: $(WEB_BUILD)
 

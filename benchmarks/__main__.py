@@ -19,6 +19,7 @@ MODULES = (
     "benchmarks.bench_salvage",
     "benchmarks.bench_ingestion",
     "benchmarks.bench_ingestion_cores",
+    "benchmarks.bench_ocr",
     "benchmarks.bench_search",
     "benchmarks.bench_quality",
     "benchmarks.bench_support",

@@ -22,4 +22,5 @@ pytest_plugins: list[str] = [
     "fixtures.chroma_server",
     "fixtures.team",
     "fixtures.accounts",
+    "fixtures.ocr",
 ]

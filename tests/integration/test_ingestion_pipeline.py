@@ -51,6 +51,8 @@ def _folder_with_bad_files(root: Path) -> Path:
     return folder
 
 
+# without Tesseract, scans are reported (read by OCR: tests/integration/test_ocr.py)
+@pytest.mark.usefixtures("without_tesseract")
 def test_a_bad_file_never_stops_the_batch(tmp_path: Path, make_services: ServicesFactory) -> None:
     folder = _folder_with_bad_files(tmp_path)
     services = make_services()

@@ -313,13 +313,6 @@ BAD_FILES: list[tuple[str, Callable[[Path], Path], type[DocumentError], str, str
         "not_pdf",
         "not a PDF despite the .pdf name: the content is plain text",
     ),
-    (
-        "scanned",
-        build_scanned_pdf,
-        NoTextLayerError,
-        "no_text",
-        "no text layer (scanned PDF?); OCR is not supported",
-    ),
 ]
 
 
@@ -363,11 +356,32 @@ def test_too_large_by_pages(tmp_path: Path) -> None:
         PdfParser(settings(max_pages=2)).parse(path)
 
 
-def test_partly_scanned_pdf_is_a_warning(tmp_path: Path) -> None:
+@pytest.mark.usefixtures("without_tesseract")
+def test_scanned_pdf_without_tesseract_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(NoTextLayerError) as info:
+        PdfParser().parse(build_scanned_pdf(tmp_path / "scan.pdf"))
+    assert info.value.kind == "no_text"
+    assert info.value.reason.startswith("no text layer (scanned PDF?); not read: Tesseract is not installed")
+
+
+@pytest.mark.usefixtures("without_tesseract")
+def test_partly_scanned_pdf_without_tesseract_is_a_warning(tmp_path: Path) -> None:
     doc = PdfParser().parse(build_scanned_pdf(tmp_path / "mixed.pdf", text_pages=2, image_pages=2))
-    assert doc.warnings == ["no text layer on pages 3–4; OCR is not supported"]
+    assert len(doc.warnings) == 1
+    assert doc.warnings[0].startswith("no text layer on pages 3–4; not read: Tesseract is not installed")
     assert [bool(p.text) for p in doc.pages] == [True, True, False, False]
     assert "Seite mit Text 2" in doc.pages[1].text
+
+
+def test_partly_scanned_pdf_reads_its_scanned_pages_by_ocr(tmp_path: Path) -> None:
+    doc = PdfParser().parse(build_scanned_pdf(tmp_path / "mixed.pdf", text_pages=2, image_pages=2))
+    assert [p.source for p in doc.pages] == ["text", "text", "ocr", "ocr"]
+    assert doc.pages[2].text.startswith("Gescannte") and doc.pages[3].text.startswith("Gescannte")
+    assert doc.warnings[0].startswith("pages 3–4 read by OCR (Tesseract, deu+eng), mean confidence")
+    # the pictures are 50 dpi: what OCR reads with low confidence is named
+    low = [p.number for p in doc.pages if p.ocr_confidence is not None and p.ocr_confidence < 80]
+    assert low
+    assert doc.warnings[1].startswith(f"OCR confidence below 80 % on page{'s' if len(low) > 1 else ''} ")
 
 
 def test_repaired_but_readable_pdf_is_a_warning(tmp_path: Path) -> None:

@@ -27,6 +27,7 @@ from rabbithole.api.routes import (
     documents,
     health,
     job_stream,
+    page_images,
     references,
     search,
     session,
@@ -104,6 +105,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(collections.router, prefix="/api")
     app.include_router(documents.router, prefix="/api")
     app.include_router(uploads.router, prefix="/api")
+    app.include_router(page_images.router, prefix="/api")
     app.include_router(job_stream.router, prefix="/api")
     app.include_router(references.router, prefix="/api")
     app.include_router(search.router, prefix="/api")

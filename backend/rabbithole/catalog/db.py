@@ -170,6 +170,9 @@ def _first_line(error: BaseException) -> str:
 ADDED_COLUMNS = (
     ("documents", "language", "VARCHAR NOT NULL DEFAULT ''"),
     ("documents", "source_path", "TEXT NOT NULL DEFAULT ''"),
+    ("pages", "source", "VARCHAR NOT NULL DEFAULT 'text'"),
+    ("pages", "ocr_confidence", "FLOAT"),
+    ("pages", "words_json", "TEXT NOT NULL DEFAULT ''"),
 )
 
 

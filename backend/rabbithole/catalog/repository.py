@@ -21,6 +21,7 @@ from rabbithole.catalog.tables import (
     IngestProblemRow,
     PageRow,
 )
+from rabbithole.catalog.word_boxes import decode_words, encode_words
 from rabbithole.core.errors import CollectionNotFoundError, DocumentNotFoundError
 from rabbithole.core.models import Chunk, PageText, ParsedDocument
 
@@ -203,7 +204,15 @@ class Catalog:
                 session.execute(
                     insert(PageRow),
                     [
-                        {"document_id": row.id, "number": p.number, "offset": p.offset, "text": p.text}
+                        {
+                            "document_id": row.id,
+                            "number": p.number,
+                            "offset": p.offset,
+                            "text": p.text,
+                            "source": p.source,
+                            "ocr_confidence": p.ocr_confidence,
+                            "words_json": encode_words(p.words),
+                        }
                         for p in parsed.pages
                     ],
                 )
@@ -244,7 +253,20 @@ class Catalog:
             rows = session.scalars(
                 select(PageRow).where(PageRow.document_id == doc_id).order_by(PageRow.number)
             ).all()
-            return [PageText(number=r.number, text=r.text, offset=r.offset) for r in rows]
+            return [
+                PageText(r.number, r.text, r.offset, r.source, r.ocr_confidence, decode_words(r.words_json))
+                for r in rows
+            ]
+
+    def ocr_confidences(self, collection: str) -> dict[tuple[str, int], float]:
+        """OCR's mean word confidence (percent) per (document, page) of the pages read by OCR."""
+        with self._sessions() as session:
+            rows = session.execute(
+                select(DocumentRow.file_name, PageRow.number, PageRow.ocr_confidence)
+                .join(PageRow, PageRow.document_id == DocumentRow.id)
+                .where(DocumentRow.collection_name == collection, PageRow.source == "ocr")
+            ).all()
+        return {(name, number): float(confidence or 0.0) for name, number, confidence in rows}
 
     def document_languages(self, collection: str) -> dict[str, str]:
         """Language code per document ("" where ingestion did not record one)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 
@@ -61,6 +61,11 @@ class PageRow(Base):
     number: Mapped[int] = mapped_column(Integer, primary_key=True)
     offset: Mapped[int] = mapped_column(Integer)
     text: Mapped[str] = mapped_column(Text)
+    # where the text came from: "text" (the PDF's text layer) or "ocr"; for OCR the mean word confidence
+    # (percent) and the word boxes (catalog/word_boxes.py), "" for none
+    source: Mapped[str] = mapped_column(String, default="text")
+    ocr_confidence: Mapped[float | None] = mapped_column(Float, nullable=True)
+    words_json: Mapped[str] = mapped_column(Text, default="")
 
 
 class ChunkRow(Base):

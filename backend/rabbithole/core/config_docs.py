@@ -64,6 +64,23 @@ def _rows(model: type[BaseModel], prefix: str) -> list[str]:
     return rows
 
 
+def _nested(model: type[BaseModel], path: str) -> list[str]:
+    """A group's own groups (ingestion.ocr), each a table of its own after the group's."""
+    parts: list[str] = []
+    for name, info in model.model_fields.items():
+        annotation = info.annotation
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            dotted = f"{path}.{name}"
+            doc = (annotation.__doc__ or "").strip()
+            parts += ["", f"## {dotted}\n"]
+            if doc:
+                parts += [doc, ""]
+            parts += ["| variable | type | default | meaning |", "|---|---|---|---|"]
+            parts += _rows(annotation, dotted.upper().replace(".", "__") + "__")
+            parts += _nested(annotation, dotted)
+    return parts
+
+
 def render() -> str:
     parts = [HEADER, "## General\n", "| variable | type | default | meaning |", "|---|---|---|---|"]
     parts += _rows(Settings, "")
@@ -76,6 +93,7 @@ def render() -> str:
                 parts += [doc, ""]
             parts += ["| variable | type | default | meaning |", "|---|---|---|---|"]
             parts += _rows(annotation, f"{name.upper()}__")
+            parts += _nested(annotation, name)
     return "\n".join(parts) + "\n"
 
 

@@ -6,12 +6,31 @@ from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True, slots=True)
+class WordBox:
+    """Where a word read by OCR lies: its characters [start, end) in the page text, and its box on the page
+    as fractions of the page's width and height (0..1 from the top left), whatever size the page is drawn."""
+
+    start: int
+    end: int
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+
+@dataclass(frozen=True, slots=True)
 class PageText:
-    """Body text of one PDF page (headers/footers removed) and where it starts in the document text."""
+    """Body text of one PDF page (headers/footers removed) and where it starts in the document text.
+
+    `source` says where the text came from: "text" (the PDF's text layer) or "ocr" (Tesseract on the page's
+    image; then `ocr_confidence` is the mean word confidence in percent and `words` the word boxes)."""
 
     number: int  # 1-based physical page number
     text: str
     offset: int  # start of this page's text in ParsedDocument.text
+    source: str = "text"
+    ocr_confidence: float | None = None
+    words: tuple[WordBox, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

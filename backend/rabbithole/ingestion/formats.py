@@ -1,6 +1,7 @@
 """The file formats a collection may hold, in one table: by a file's suffix, its reader (a DocumentParser),
 how an upload's content is checked, the media type the original is served with, and whether the viewer
-shows the original's pages (a PDF) or the stored text (everything else).
+shows the original's pages (a PDF), the page images with their OCR text (an image file) or the stored text
+(everything else).
 
     fmt = format_of("notes.MD")           # the Markdown format, None for a type no reader handles
     fmt.refusal(first_kib)                # why content is not of the format (an upload's check); None: it is
@@ -24,9 +25,10 @@ if TYPE_CHECKING:
     from rabbithole.ingestion.parser import DocumentParser
 
 #: A format's name, as the API reports it per document (DocumentStatus.format).
-FormatName = Literal["pdf", "docx", "html", "markdown", "text"]
-#: What the viewer shows: the original's pages (pdf.js) or the stored text with the heading path.
-ViewerKind = Literal["pdf", "text"]
+FormatName = Literal["pdf", "docx", "html", "markdown", "text", "png", "jpeg", "tiff"]
+#: What the viewer shows: the original's pages (pdf.js), an image file's pages (its page images with the
+#: OCR word boxes), or the stored text with the heading path.
+ViewerKind = Literal["pdf", "image", "text"]
 
 #: A PDF starts with this, possibly after some junk bytes (readers accept it within the first KiB).
 PDF_MAGIC = b"%PDF-"
@@ -34,6 +36,9 @@ MAGIC_WINDOW = 1024
 ZIP_MAGIC = b"PK\x03\x04"
 #: An OLE compound file: an old Word .doc, or an encrypted (password-protected) Office 2007+ file.
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+JPEG_MAGIC = b"\xff\xd8\xff"
+TIFF_MAGIC = (b"II*\x00", b"MM\x00*")
 
 
 def is_pdf(head: bytes) -> bool:
@@ -62,6 +67,13 @@ def _docx_refusal(head: bytes) -> str | None:
     if head.startswith((ZIP_MAGIC, OLE_MAGIC)):
         return None
     return f"not a Word .docx file: its content is {_what(head)}"
+
+
+def _image_refusal(label: str, magic: tuple[bytes, ...]) -> Callable[[bytes], str | None]:
+    def refusal(head: bytes) -> str | None:
+        return None if head.startswith(magic) else f"not a {label}: its content is {_what(head)}"
+
+    return refusal
 
 
 def _text_refusal(what: str) -> Callable[[bytes], str | None]:
@@ -114,6 +126,19 @@ FORMATS: tuple[FileFormat, ...] = (
     FileFormat(
         "text", (".txt",), "text/plain", "text", _text_refusal("a text file"),
         _reader("rabbithole.ingestion.markdown_reader", "PlainTextReader"), "plain text",
+    ),
+    # images: read by OCR (ingestion/ocr), one page per image (a TIFF may hold many)
+    FileFormat(
+        "png", (".png",), "image/png", "image", _image_refusal("PNG image", (PNG_MAGIC,)),
+        _reader("rabbithole.ingestion.ocr.images", "ImageParser"), "PNG image",
+    ),
+    FileFormat(
+        "jpeg", (".jpg", ".jpeg"), "image/jpeg", "image", _image_refusal("JPEG image", (JPEG_MAGIC,)),
+        _reader("rabbithole.ingestion.ocr.images", "ImageParser"), "JPEG image",
+    ),
+    FileFormat(
+        "tiff", (".tif", ".tiff"), "image/tiff", "image", _image_refusal("TIFF image", TIFF_MAGIC),
+        _reader("rabbithole.ingestion.ocr.images", "ImageParser"), "TIFF image",
     ),
 )  # fmt: skip
 

@@ -8,8 +8,10 @@ out. A word broken at a line end ("Strahlenschutz-" / "verordnung") is joined on
 lowercase letter before the hyphen and after the break, and the next word is not a conjunction as in
 "Bau- und Betriebs..."); otherwise the characters are kept verbatim, so a quote can be checked letter by
 letter against the page text.
+Pages without a usable text layer (scans) are read with Tesseract where it can run (ingestion/ocr); where it
+cannot, the reason and the command that fixes it are reported.
 The layout work (lines, headers/footers, page assembly) is in `pdf_layout.py`. PyMuPDF is imported when the
-first PDF is parsed, without its optional add-ons (see :func:`_load_pymupdf`).
+first PDF is parsed, without its optional add-ons (see :func:`load_pymupdf`).
 """
 
 from __future__ import annotations
@@ -35,7 +37,9 @@ from rabbithole.ingestion.errors import (
     TruncatedDocumentError,
     UnreadableFileError,
 )
+from rabbithole.ingestion.ocr.scanned import ScanReading, read_scanned_pages
 from rabbithole.ingestion.pdf_layout import (
+    PdfLine,
     PdfPage,
     assemble,
     drop_running_lines,
@@ -49,6 +53,9 @@ _MB = 1024 * 1024
 _SPACES = re.compile(r"\s+")
 _ABBREVIATION = re.compile(r"^[A-Za-zÄÖÜäöüß][\wÄÖÜäöüß\-]{0,24}(?: \d{4})?$")
 _TITLE_ABBREVIATION = re.compile(r"\(([^()]{2,32})\)\s*$")
+#: fewer visible characters than this on a page with an image: the text layer is not usable (a scan with at
+#: most a stamped page number or file mark over it), and the page is read by OCR
+_USABLE_TEXT_LAYER = 16
 _LEGAL_TITLE = re.compile(r"\b(Gesetz|Verordnung|Ordnung|Satzung|Richtlinie)\b|gesetz\b|verordnung\b", re.I)
 
 
@@ -64,10 +71,10 @@ class PdfParser:
         path = Path(path)
         name = file_name or path.name
         truncated = self._check_file(path, name)
-        pymupdf = _load_pymupdf()
+        pymupdf = load_pymupdf()
         error = TruncatedDocumentError if truncated else CorruptDocumentError
         what = "truncated PDF (the file ends early)" if truncated else "damaged PDF"
-        with _quiet_mupdf(pymupdf):
+        with quiet_mupdf(pymupdf):
             try:
                 doc = _open(pymupdf, path)
             except Exception as exc:  # PyMuPDF raises FileDataError/RuntimeError for broken files
@@ -146,9 +153,19 @@ class PdfParser:
             if extracted.lines and is_garbled(extracted.lines):
                 garbled.append(number)
                 extracted.lines = []
-            if not extracted.lines:
+            if _visible_characters(extracted.lines) < _USABLE_TEXT_LAYER:
                 extracted.has_images = has_images(page)
             pages.append(extracted)
+        # pages that are an image with no (or next to no) text over it: scans, read by OCR where it can run
+        scans = [
+            p.number
+            for p in pages
+            if p.has_images and p.number not in garbled and _visible_characters(p.lines) < _USABLE_TEXT_LAYER
+        ]
+        reading = read_scanned_pages(pymupdf, doc, scans, self.settings.ocr) if scans else ScanReading()
+        for number, read in reading.pages.items():
+            if read.lines:
+                pages[number - 1] = read
         mupdf_log = str(pymupdf.TOOLS.mupdf_warnings()).strip()
         metadata: dict[str, str] = {k: str(v or "") for k, v in (doc.metadata or {}).items()}
 
@@ -156,7 +173,11 @@ class PdfParser:
         if not with_text:
             if failed or garbled or repaired:
                 raise damaged_error(name, f"{damaged_what}; no readable text could be recovered")
-            raise NoTextLayerError(name, "no text layer (scanned PDF?); OCR is not supported")
+            if reading.refused is not None:
+                raise NoTextLayerError(name, f"no text layer (scanned PDF?); not read: {reading.refused}")
+            if reading.pages:
+                raise NoTextLayerError(name, "no text layer, and OCR found no text on its pages")
+            raise NoTextLayerError(name, "no text layer (scanned PDF?) and no page image to read")
 
         warnings: list[str] = []
         if repaired or truncated:
@@ -172,9 +193,11 @@ class PdfParser:
                 f"the text of {_plural(garbled)} {_ranges(garbled)} cannot be decoded (damaged or missing "
                 "font data); left out"
             )
-        scanned = [p.number for p in pages if not p.lines and p.has_images]
-        if scanned:
-            warnings.append(f"no text layer on {_plural(scanned)} {_ranges(scanned)}; OCR is not supported")
+        warnings.extend(reading.warnings)
+        unread = [p.number for p in pages if not p.lines and p.has_images]
+        if unread:
+            why = reading.refused or "OCR found no text there"
+            warnings.append(f"no text layer on {_plural(unread)} {_ranges(unread)}; not read: {why}")
 
         drop_running_lines(pages)
         page_texts, lines = assemble(pages)
@@ -205,7 +228,7 @@ class PdfParser:
 SKIPPED_PYMUPDF_ADDONS = ("pymupdf.layout", "pymupdf4llm")
 
 
-def _load_pymupdf() -> Any:
+def load_pymupdf() -> Any:
     """pymupdf without the add-ons above: before its first import they are marked absent (``None`` in
     ``sys.modules`` makes an import raise ImportError, which pymupdf handles as "not installed"). Where
     pymupdf was already imported (by other code of the process), it is used as it is."""
@@ -277,7 +300,7 @@ def _abbreviation(subject: str, title: str) -> str:
 
 
 @contextmanager
-def _quiet_mupdf(pymupdf: Any) -> Iterator[None]:
+def quiet_mupdf(pymupdf: Any) -> Iterator[None]:
     """MuPDF reports repairs on stderr; collect them (TOOLS.mupdf_warnings) instead."""
     tools = pymupdf.TOOLS
     errors = tools.mupdf_display_errors()
@@ -297,6 +320,10 @@ def _quiet_mupdf(pymupdf: Any) -> Iterator[None]:
 def _short(exc: BaseException) -> str:
     text = _first_line(str(exc)) or type(exc).__name__
     return text[:160]
+
+
+def _visible_characters(lines: Sequence[PdfLine]) -> int:
+    return sum(len("".join(line.text.split())) for line in lines)
 
 
 def _first_line(text: str) -> str:

@@ -1,5 +1,8 @@
 """Page layout of a PDF: lines with their fonts and positions, running headers and footers, and the page
-texts assembled from the body lines (paragraph breaks, safe de-hyphenation), with the lines' offsets."""
+texts assembled from the body lines (paragraph breaks, safe de-hyphenation), with the lines' offsets.
+
+Lines read by OCR (ingestion/ocr) carry their words' boxes and Tesseract's paragraph breaks: the page text
+records where it came from, and each word's characters in it with its box (core.models.WordBox)."""
 
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rabbithole.core.models import PageText, ParsedDocument
+from rabbithole.core.models import PageText, ParsedDocument, WordBox
 from rabbithole.ingestion.structure import TextLine
 
 _HEADER_ZONE = 0.12  # top/bottom share of the page height where running headers/footers live
@@ -27,6 +30,18 @@ _CONJUNCTIONS = frozenset(
 )
 
 
+@dataclass(frozen=True, slots=True)
+class LineWord:
+    """A word of a line read by OCR: its characters [start, end) in the line's text and its box in points."""
+
+    start: int
+    end: int
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+
 @dataclass(slots=True)
 class PdfLine:
     text: str
@@ -36,6 +51,8 @@ class PdfLine:
     y1: float
     size: float
     bold: bool
+    words: tuple[LineWord, ...] = ()  # OCR only
+    paragraph_start: bool | None = None  # OCR only: Tesseract's paragraph breaks instead of the geometry's
 
 
 @dataclass(slots=True)
@@ -44,6 +61,8 @@ class PdfPage:
     height: float
     lines: list[PdfLine]
     has_images: bool = False
+    width: float = 0.0
+    ocr_confidence: float | None = None  # set when the lines were read by OCR: mean word confidence (%)
 
 
 def extract_page(pymupdf: Any, page: Any, number: int) -> PdfPage:
@@ -170,6 +189,8 @@ def assemble(pages: list[PdfPage]) -> tuple[list[PageText], list[TextLine]]:
         for line in page.lines:
             if previous is None:
                 sep = ""
+            elif line.paragraph_start is not None:
+                sep = "\n\n" if line.paragraph_start else "\n"
             elif abs(line.y0 - previous.y0) < 0.3 * max(line.size, 1.0) and line.x0 >= previous.x1 - 1.0:
                 sep = " "  # same baseline, further right: one visual line split by the extractor
             elif _paragraph_break(previous, line):
@@ -188,12 +209,44 @@ def assemble(pages: list[PdfPage]) -> tuple[list[PageText], list[TextLine]]:
             length += len(line.text)
             previous = line
         text = "".join(parts)
-        page_texts.append(PageText(page.number, text, offset))
+        if page.ocr_confidence is None:
+            page_texts.append(PageText(page.number, text, offset))
+        else:
+            words = _word_boxes(page, [(start, end) for start, end, *_ in infos])
+            page_texts.append(PageText(page.number, text, offset, "ocr", page.ocr_confidence, words))
+        # a line read by OCR has no font: size 0 tells structure detection to judge its headings by their
+        # text alone (its height, kept for the title, is not a font size, and boldness is unknown)
+        ocr = page.ocr_confidence is not None
         lines.extend(
-            TextLine(offset + start, offset + end, size, bold, para) for start, end, size, bold, para in infos
+            TextLine(offset + start, offset + end, 0.0 if ocr else size, bold, para)
+            for start, end, size, bold, para in infos
         )
         offset += len(text) + separator
     return page_texts, lines
+
+
+def _word_boxes(page: PdfPage, spans: list[tuple[int, int]]) -> tuple[WordBox, ...]:
+    """The OCR words of a page with their characters in the page text (the line's place plus the word's
+    place in the line, cut where de-hyphenation shortened the line) and their boxes as page fractions."""
+    width = page.width or 1.0
+    height = page.height or 1.0
+    boxes: list[WordBox] = []
+    for line, (line_start, line_end) in zip(page.lines, spans, strict=True):
+        for word in line.words:
+            start, end = line_start + word.start, min(line_start + word.end, line_end)
+            if end <= start:
+                continue
+            boxes.append(
+                WordBox(
+                    start,
+                    end,
+                    round(word.x0 / width, 5),
+                    round(word.y0 / height, 5),
+                    round(word.x1 / width, 5),
+                    round(word.y1 / height, 5),
+                )
+            )
+    return tuple(boxes)
 
 
 # --- title and abbreviation --------------------------------------------------------------------------------

@@ -166,7 +166,7 @@ def _find_headings(text: str, lines: Sequence[TextLine]) -> tuple[list[_Heading]
         if end - start > _MAX_HEADING_CHARS or len(para) > _MAX_HEADING_LINES:
             continue
         raw = text[start:end]
-        if fonts:
+        if fonts and para[0].size > 0:  # size 0: a line without font data (read by OCR), judged by its text
             larger = all(line.size >= body * 1.12 for line in para)
             bold = all(line.bold for line in para)
             if not (larger or bold):

@@ -76,3 +76,4 @@ class ResearchContext:
     web: WebResearch | None = None  # report mode: a section also searches the web (None: off)
     vectors: TextVectors | None = None  # report mode: texts embedded early for the support check
     readings: RunReadings = field(default_factory=RunReadings)  # each passage read once per run
+    ocr_low_confidence: float = 80.0  # sources from OCR pages read with less confidence are marked

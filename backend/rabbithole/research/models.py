@@ -317,6 +317,14 @@ class Source(BaseModel):
     url: str | None = Field(None, description="The web page's address (web sources only).")
     title: str | None = Field(None, description="The web page's title (web sources only).")
     fetched_at: datetime | None = Field(None, description="When the web page was fetched (web sources).")
+    ocr_confidence: float | None = Field(
+        None,
+        description="The source's page was read by OCR: its mean word confidence in percent (None: the"
+        " text layer). The quote is verbatim to the OCR text.",
+    )
+    ocr_low_confidence: bool = Field(
+        False, description="OCR read the page with low confidence (ingestion.ocr.low_confidence): check it."
+    )
 
 
 class CitationStats(BaseModel):

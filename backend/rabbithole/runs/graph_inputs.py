@@ -63,6 +63,7 @@ def research_context(services: Services, record: RunRecord) -> ResearchContext:
         report=report,
         web=web,
         vectors=TextVectors(services.embedder) if record.mode == "report" else None,
+        ocr_low_confidence=services.settings.ingestion.ocr.low_confidence,
     )
 
 

@@ -61,6 +61,9 @@ class PageOut(BaseModel):
     offset: int  # where the page's text starts in the document's text
     text: str
     sections: list[PageSection]  # the sections with text on this page, in order (their passages' headings)
+    source: Literal["text", "ocr"] = "text"  # the PDF's text layer (or the file's text), or OCR of an image
+    ocr_confidence: float | None = None  # OCR's mean word confidence in percent
+    ocr_low_confidence: bool = False  # below ingestion.ocr.low_confidence: check quotes against the image
 
 
 def _format(file_name: str) -> FormatName | None:
@@ -143,12 +146,16 @@ def _pages(services: Services, name: str, file_name: str, page: int | None) -> l
     services.catalog.require_collection(name)
     pages = [p for p in services.catalog.pages(name, file_name) if page is None or p.number == page]
     sections = _sections(services.catalog.chunks(name, file_name)) if pages else []
+    low = services.settings.ingestion.ocr.low_confidence
     return [
         PageOut(
             number=p.number,
             offset=p.offset,
             text=p.text,
             sections=[s for s in sections if s.start < p.offset + len(p.text) and s.end > p.offset],
+            source="ocr" if p.source == "ocr" else "text",
+            ocr_confidence=p.ocr_confidence,
+            ocr_low_confidence=p.ocr_confidence is not None and p.ocr_confidence < low,
         )
         for p in pages
     ]

@@ -133,7 +133,7 @@ async def document_file(name: str, file_name: str, services: ServicesDep) -> Fil
     download (Content-Disposition: attachment) with its format's media type."""
 
     def find() -> FileResponse:
-        path = _source(services, name, file_name)
+        path = source_file(services, name, file_name)
         fmt = format_of(file_name)
         media_type = fmt.media_type if fmt is not None else "application/octet-stream"
         return FileResponse(
@@ -152,14 +152,14 @@ def _pdf(services: Services, name: str, file_name: str) -> FileResponse:
             f"/api/collections/{name}/documents/{file_name}/file"
         )
     return FileResponse(
-        _source(services, name, file_name),
+        source_file(services, name, file_name),
         media_type="application/pdf",
         filename=file_name,
         content_disposition_type="inline",
     )
 
 
-def _source(services: Services, name: str, file_name: str) -> Path:
+def source_file(services: Services, name: str, file_name: str) -> Path:
     """The file the document was ingested from, as the catalog recorded it (an upload or a file of an
     ingested folder): never a path a client gave. Refused when it is gone or no longer the ingested file."""
     services.catalog.require_collection(name)

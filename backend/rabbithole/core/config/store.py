@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from rabbithole.core.config.checks import check_data_dir, check_http_url
+from rabbithole.core.config.ocr import OcrSettings
 
 
 class StorageSettings(BaseModel):
@@ -180,6 +181,9 @@ class IngestionSettings(BaseModel):
         description="Seconds a server process's claim on an ingestion job it executes lasts unless renewed "
         "(every third of it): a job whose process stopped is shown as failed by any server once its claim "
         "expired (at once when that process ran on the same host), never left running.",
+    )
+    ocr: OcrSettings = Field(
+        default_factory=OcrSettings, description="OCR of scanned pages and image files (Tesseract)."
     )
 
     @model_validator(mode="after")

@@ -232,13 +232,20 @@ def source_location(source: Source, page_label: str) -> list[str]:
 
 
 def render_sources(
-    sources: Sequence[Source], *, heading: str, page_label: str, weak_label: str, chain_label: str
+    sources: Sequence[Source],
+    *,
+    heading: str,
+    page_label: str,
+    weak_label: str,
+    chain_label: str,
+    ocr_low_label: str = "OCR, low confidence: {confidence} %",
 ) -> str:
     """The sources list (no trailing newline), as the DOCX export has it: ``[n] document, <page_label> N,
     section — "quote"`` per source (a web source: ``[n] title, url, (web) — "quote"``), a weakly supported
     one marked ``*(<weak_label>)*`` after its place, and a source reached through references followed by
-    its chain (``(<chain_label>: document <page_label> N (mention) → ...)``); in ``n`` order, one paragraph
-    each; empty when there are no sources."""
+    its chain (``(<chain_label>: document <page_label> N (mention) → ...)``); a quote from a page OCR read
+    with low confidence marked ``*(<ocr_low_label>)*``; in ``n`` order, one paragraph each; empty when
+    there are no sources."""
     if not sources:
         return ""
     lines = [f"## {heading.strip()}"]
@@ -246,6 +253,8 @@ def render_sources(
         entry = f"[{source.n}] {', '.join(source_location(source, page_label))}"
         if source.support is not None and source.support.flagged:
             entry += f" *({weak_label})*"
+        if source.ocr_low_confidence and source.ocr_confidence is not None:
+            entry += f" *({ocr_low_label.format(confidence=round(source.ocr_confidence))})*"
         quote = " ".join(source.quote.split())
         if quote:
             entry += f' — "{quote}"'

@@ -14,6 +14,7 @@ from rabbithole.research import events
 from rabbithole.research.context import ResearchContext
 from rabbithole.research.dig.extraction import unread_error
 from rabbithole.research.evidence.citations import DraftSection, render_sources
+from rabbithole.research.evidence.ocr_pages import ocr_pages
 from rabbithole.research.export.labels import labels as export_labels
 from rabbithole.research.models import ReportSectionView, TaskResult, TaskSummary, token_use
 from rabbithole.research.report import assembly, prompts
@@ -54,6 +55,7 @@ async def compile_report(state: ReportState, runtime: Runtime[ResearchContext]) 
         "task_results": tasks,
         "notes": notes,
     }
+    ocr = await asyncio.to_thread(ocr_pages, ctx.catalog, evidence, ctx.ocr_low_confidence)
     result = await asyncio.to_thread(
         build_result,
         run_id=run_id,
@@ -62,6 +64,7 @@ async def compile_report(state: ReportState, runtime: Runtime[ResearchContext]) 
         embed=ctx.vectors.embed if ctx.vectors is not None else ctx.embedder.embed_documents,
         support_threshold=ctx.settings.support_threshold,
         unmarked={own["no_evidence"], *checked.statements},
+        ocr=ocr,
     )
     mark = names["uncited"]
 
@@ -78,6 +81,7 @@ async def compile_report(state: ReportState, runtime: Runtime[ResearchContext]) 
         page_label=names["page"],
         weak_label=words["weak"],
         chain_label=words["chain"],
+        ocr_low_label=words["ocr_low"],
     )
     if sources:
         blocks.append(sources)

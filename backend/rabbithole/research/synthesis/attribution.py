@@ -10,6 +10,7 @@ from typing import Any
 from rabbithole.embeddings.base import FloatArray
 from rabbithole.research.dig.extraction import unread_places
 from rabbithole.research.evidence.citations import render_report, render_sources, same_source
+from rabbithole.research.evidence.ocr_pages import OcrPages
 from rabbithole.research.evidence.support import SupportChecker
 from rabbithole.research.export.labels import labels as export_labels
 from rabbithole.research.models import (
@@ -30,6 +31,12 @@ from rabbithole.research.synthesis.consistency import cited_text
 from rabbithole.research.synthesis.prompts import labels
 
 
+def _ocr_confidence(ocr: OcrPages, evidence: Evidence) -> float | None:
+    if evidence.kind != "document":
+        return None
+    return ocr.confidence(evidence.collection, evidence.document, evidence.page)
+
+
 def _overall(supports: Sequence[Support]) -> Support | None:
     """A source's support: its weakest citation (flagged if any citation of it is)."""
     if not supports:
@@ -46,11 +53,13 @@ def build_result(
     embed: Callable[[Sequence[str]], FloatArray],
     support_threshold: float,
     unmarked: Collection[str] = (),
+    ocr: OcrPages | None = None,
 ) -> ResearchResult:
     """The result; a claim that cites nothing after unknown ids are removed is kept, flagged ``uncited``
     and marked in the report (``unmarked``: texts never marked, such as a "no evidence" statement)."""
     language: str = state["language"]
     names = labels(language)
+    ocr = ocr or OcrPages()
     by_id = {e.id: e for e in evidence}
     notes: list[str] = list(dict.fromkeys(state.get("notes", [])))
     sections = state.get("sections", [])
@@ -110,6 +119,8 @@ def build_result(
             url=by_id[eid].url,
             title=by_id[eid].title,
             fetched_at=by_id[eid].fetched_at,
+            ocr_confidence=(confidence := _ocr_confidence(ocr, by_id[eid])),
+            ocr_low_confidence=ocr.is_low(confidence),
         )
         for eid in rendered.order
     ]
@@ -122,6 +133,7 @@ def build_result(
             page_label=names["page"],
             weak_label=words["weak"],
             chain_label=words["chain"],
+            ocr_low_label=words["ocr_low"],
         )
     elif not sections:
         unread = [p for t in state["task_results"] for p in t.passages_unread]

@@ -15,6 +15,7 @@ from rabbithole.research.context import ResearchContext
 from rabbithole.research.event_models import DraftSectionEvent, RemediationEvent
 from rabbithole.research.evidence.citations import DraftClaim, render_report, same_source
 from rabbithole.research.evidence.drift import anchor_similarities, validate_drift
+from rabbithole.research.evidence.ocr_pages import ocr_pages
 from rabbithole.research.guards import GuardClaim, GuardSection, guard_draft
 from rabbithole.research.llm_step import ask
 from rabbithole.research.models import Evidence, QualityScores, Tier
@@ -282,6 +283,7 @@ async def attribute(state: SynthesisState, runtime: Runtime[ResearchContext]) ->
     events.phase("attribute")
     run_id = ctx.run_id
     evidence: list[Evidence] = state.get("evidence", [])
+    ocr = await asyncio.to_thread(ocr_pages, ctx.catalog, evidence, ctx.ocr_low_confidence)
     result = await asyncio.to_thread(
         build_result,
         run_id=run_id,
@@ -289,5 +291,6 @@ async def attribute(state: SynthesisState, runtime: Runtime[ResearchContext]) ->
         evidence=evidence,
         embed=ctx.embedder.embed_documents,
         support_threshold=ctx.settings.support_threshold,
+        ocr=ocr,
     )
     return {"result": result, "warnings": result.warnings}

@@ -757,11 +757,11 @@ export type DocumentStatus = {
     /**
      * Format
      */
-    format: 'pdf' | 'docx' | 'html' | 'markdown' | 'text' | null;
+    format: 'pdf' | 'docx' | 'html' | 'markdown' | 'text' | 'png' | 'jpeg' | 'tiff' | null;
     /**
      * Viewer
      */
-    viewer: 'pdf' | 'text';
+    viewer: 'pdf' | 'image' | 'text';
     /**
      * Status
      */
@@ -1624,6 +1624,28 @@ export type PackingReport = {
 };
 
 /**
+ * PageBoxes
+ */
+export type PageBoxes = {
+    /**
+     * Number
+     */
+    number: number;
+    /**
+     * Source
+     */
+    source: string;
+    /**
+     * Ocr Confidence
+     */
+    ocr_confidence: number | null;
+    /**
+     * Boxes
+     */
+    boxes: Array<WordBoxOut>;
+};
+
+/**
  * PageOut
  */
 export type PageOut = {
@@ -1643,6 +1665,18 @@ export type PageOut = {
      * Sections
      */
     sections: Array<PageSection>;
+    /**
+     * Source
+     */
+    source?: 'text' | 'ocr';
+    /**
+     * Ocr Confidence
+     */
+    ocr_confidence?: number | null;
+    /**
+     * Ocr Low Confidence
+     */
+    ocr_low_confidence?: boolean;
 };
 
 /**
@@ -3209,6 +3243,18 @@ export type Source = {
      * When the web page was fetched (web sources).
      */
     fetched_at?: string | null;
+    /**
+     * Ocr Confidence
+     *
+     * The source's page was read by OCR: its mean word confidence in percent (None: the text layer). The quote is verbatim to the OCR text.
+     */
+    ocr_confidence?: number | null;
+    /**
+     * Ocr Low Confidence
+     *
+     * OCR read the page with low confidence (ingestion.ocr.low_confidence): check it.
+     */
+    ocr_low_confidence?: boolean;
 };
 
 /**
@@ -3629,6 +3675,38 @@ export type WarningEventPayload = {
      * Message
      */
     message: string;
+};
+
+/**
+ * WordBoxOut
+ *
+ * A word's box on the page, as fractions of the page's width and height from its top left corner.
+ */
+export type WordBoxOut = {
+    /**
+     * Start
+     */
+    start: number;
+    /**
+     * End
+     */
+    end: number;
+    /**
+     * X0
+     */
+    x0: number;
+    /**
+     * Y0
+     */
+    y0: number;
+    /**
+     * X1
+     */
+    x1: number;
+    /**
+     * Y1
+     */
+    y1: number;
 };
 
 export type HealthData = {
@@ -4667,6 +4745,144 @@ export type DocumentFileResponses = {
 };
 
 export type DocumentFileResponse = DocumentFileResponses[keyof DocumentFileResponses];
+
+export type PageBoxesData = {
+    body?: never;
+    path: {
+        /**
+         * Name
+         */
+        name: string;
+        /**
+         * File Name
+         */
+        file_name: string;
+        /**
+         * Number
+         *
+         * The 1-based page number.
+         */
+        number: number;
+    };
+    query: {
+        /**
+         * Start
+         *
+         * First character, in the page's text.
+         */
+        start: number;
+        /**
+         * End
+         *
+         * End (exclusive), in the page's text.
+         */
+        end: number;
+    };
+    url: '/api/collections/{name}/documents/{file_name}/pages/{number}/boxes';
+};
+
+export type PageBoxesErrors = {
+    /**
+     * Bad request (e.g. a `Host:` header the server does not answer to).
+     */
+    400: ErrorResponse;
+    /**
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
+     */
+    401: ErrorResponse;
+    /**
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
+     */
+    403: ErrorResponse;
+    /**
+     * Not found.
+     */
+    404: ErrorResponse;
+    /**
+     * Invalid request values.
+     */
+    422: ErrorResponse;
+    /**
+     * Internal error (details in the server log).
+     */
+    500: ErrorResponse;
+};
+
+export type PageBoxesError = PageBoxesErrors[keyof PageBoxesErrors];
+
+export type PageBoxesResponses = {
+    /**
+     * Successful Response
+     */
+    200: PageBoxes;
+};
+
+export type PageBoxesResponse = PageBoxesResponses[keyof PageBoxesResponses];
+
+export type PageImageData = {
+    body?: never;
+    path: {
+        /**
+         * Name
+         */
+        name: string;
+        /**
+         * File Name
+         */
+        file_name: string;
+        /**
+         * Number
+         *
+         * The 1-based page number.
+         */
+        number: number;
+    };
+    query?: {
+        /**
+         * Width
+         *
+         * Width in pixels.
+         */
+        width?: number;
+    };
+    url: '/api/collections/{name}/documents/{file_name}/pages/{number}/image';
+};
+
+export type PageImageErrors = {
+    /**
+     * Bad request (e.g. a `Host:` header the server does not answer to).
+     */
+    400: ErrorResponse;
+    /**
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
+     */
+    401: ErrorResponse;
+    /**
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
+     */
+    403: ErrorResponse;
+    /**
+     * Not found.
+     */
+    404: ErrorResponse;
+    /**
+     * Invalid request values.
+     */
+    422: ErrorResponse;
+    /**
+     * Internal error (details in the server log).
+     */
+    500: ErrorResponse;
+};
+
+export type PageImageError = PageImageErrors[keyof PageImageErrors];
+
+export type PageImageResponses = {
+    /**
+     * The page as a PNG image.
+     */
+    200: unknown;
+};
 
 export type JobEventsData = {
     body?: never;

@@ -13,4 +13,6 @@ export const queryKeys = {
   run: (id: string) => ["runs", "detail", id] as const,
   report: (id: string) => ["runs", "report", id] as const,
   pages: (collection: string, document: string, page: number) => ["pages", collection, document, page] as const,
+  pageBoxes: (collection: string, document: string, page: number, start: number, end: number) =>
+    ["pages", collection, document, page, "boxes", start, end] as const,
 };

@@ -438,7 +438,7 @@ export const de: Record<MessageKey, string> = {
   // bench (issue 26): a button's accessible name holds its visible text (axe: label-content-name-mismatch)
   "checks.showRewritten": "ersetzt durch: {replacement} (im Bericht zeigen)",
   // other formats (issue 28): uploads and the viewer of DOCX, HTML, Markdown and text documents
-  "upload.typesRead": "Gelesen werden PDF-, Word- (.docx), HTML-, Markdown- und Textdateien.",
+  "upload.typesRead": "Gelesen werden PDF-, Word- (.docx), HTML-, Markdown- und Textdateien sowie PNG-, JPEG- und TIFF-Bilder (per OCR).",
   "upload.unsupportedType": "eine „.{extension}“-Datei kann nicht gelesen werden.",
   "upload.unsupportedContent": "der Inhalt ist kein PDF, und der Name hat keine Endung, die gelesen wird.",
   "upload.wrongContent": "der Name sagt „.{extension}“, der Inhalt ist aber keine solche Datei.",
@@ -455,4 +455,13 @@ export const de: Record<MessageKey, string> = {
   "signIn.wrong": "Name oder Passwort ist falsch.",
   "signIn.tooMany": "Zu viele fehlgeschlagene Versuche. Warten Sie einige Minuten und versuchen Sie es erneut.",
   "signIn.signedInAs": "Angemeldet als {name}",
+  // OCR (issue 28): pages read from their image by Tesseract
+  "ocr.pageArea": "Gescannte Seite",
+  "ocr.imageLabel": "Gescannte Seite {page} von {document}",
+  "ocr.imageFailed": "Das Bild der Seite konnte nicht geladen werden.",
+  "ocr.pageText": "Per OCR erkannter Text",
+  "ocr.pageRead": "Der Text dieser Seite wurde per OCR aus ihrem Bild gelesen (Erkennungssicherheit {confidence} %); Zitate stammen aus diesem Text.",
+  "ocr.lowConfidence": "OCR hat diese Seite unsicher erkannt ({confidence} %): Zitat bitte am Bild prüfen.",
+  "ocr.source": "OCR {confidence} %",
+  "ocr.sourceLow": "OCR, unsichere Erkennung ({confidence} %)",
 };

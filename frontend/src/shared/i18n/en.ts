@@ -436,7 +436,7 @@ export const en = {
   // bench (issue 26): a button's accessible name holds its visible text (axe: label-content-name-mismatch)
   "checks.showRewritten": "replaced by: {replacement} (show in the report)",
   // other formats (issue 28): uploads and the viewer of DOCX, HTML, Markdown and text documents
-  "upload.typesRead": "PDF, Word (.docx), HTML, Markdown and text files are read.",
+  "upload.typesRead": "PDF, Word (.docx), HTML, Markdown and text files are read, and PNG, JPEG and TIFF images (by OCR).",
   "upload.unsupportedType": "a “.{extension}” file cannot be read.",
   "upload.unsupportedContent": "its content is not a PDF, and its name has no extension that is read.",
   "upload.wrongContent": "its name says “.{extension}”, but its content is not of that type.",
@@ -453,6 +453,15 @@ export const en = {
   "signIn.wrong": "Wrong name or password.",
   "signIn.tooMany": "Too many failed attempts. Wait a few minutes and try again.",
   "signIn.signedInAs": "Signed in as {name}",
+  // OCR (issue 28): pages read from their image by Tesseract
+  "ocr.pageArea": "Scanned page",
+  "ocr.imageLabel": "Scanned page {page} of {document}",
+  "ocr.imageFailed": "The page image could not be loaded.",
+  "ocr.pageText": "Text read by OCR",
+  "ocr.pageRead": "The text of this page was read by OCR from its image (confidence {confidence} %); quotes are cut from that text.",
+  "ocr.lowConfidence": "OCR read this page with low confidence ({confidence} %): check the quote against the image.",
+  "ocr.source": "OCR {confidence} %",
+  "ocr.sourceLow": "OCR, low confidence ({confidence} %)",
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -3,6 +3,12 @@ const HEAD_BYTES = 1024;
 const PDF_MAGIC = [0x25, 0x50, 0x44, 0x46, 0x2d]; // "%PDF-"
 const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04]; // a .docx is a ZIP archive
 const OLE_MAGIC = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]; // a password-protected .docx
+const PNG_MAGIC = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+const JPEG_MAGIC = [0xff, 0xd8, 0xff];
+const TIFF_MAGICS = [
+  [0x49, 0x49, 0x2a, 0x00], // "II*\0"
+  [0x4d, 0x4d, 0x00, 0x2a], // "MM\0*"
+];
 
 type ContentCheck = (head: Uint8Array) => boolean;
 
@@ -26,6 +32,12 @@ export const FORMATS: Readonly<Record<string, ContentCheck>> = {
   md: isText,
   markdown: isText,
   txt: isText,
+  // images: their text is read by OCR on the server
+  png: (head) => startsWith(head, PNG_MAGIC),
+  jpg: (head) => startsWith(head, JPEG_MAGIC),
+  jpeg: (head) => startsWith(head, JPEG_MAGIC),
+  tif: (head) => TIFF_MAGICS.some((magic) => startsWith(head, magic)),
+  tiff: (head) => TIFF_MAGICS.some((magic) => startsWith(head, magic)),
 };
 
 /** What the file input offers (extensions and media types of the formats read). */
@@ -36,6 +48,9 @@ export const ACCEPTED_TYPES = [
   "text/html",
   "text/markdown",
   "text/plain",
+  "image/png",
+  "image/jpeg",
+  "image/tiff",
 ].join(",");
 
 /** Why a file of a drop is not uploaded: it is empty, its content is not of the type its name says, or its
@@ -47,7 +62,7 @@ export type UploadRefusal =
 
 /**
  * Whether `file` can be uploaded, told as the server tells it: an extension of a format read whose content
- * is of that format (a PDF's header, a .docx's ZIP, text for HTML, Markdown and text), or any name whose
+ * is of that format (a PDF's header, a .docx's ZIP, text for HTML, Markdown and text, an image's header), or any name whose
  * content is a PDF's. null when it can, else why not.
  */
 export async function checkUpload(file: File): Promise<UploadRefusal | null> {

@@ -11,7 +11,7 @@ export function SourcesList({
   onCite: (n: number) => void;
   active: number | null;
 }) {
-  const { t } = useI18n();
+  const { t, formatNumber } = useI18n();
   if (sources.length === 0) return null;
   return (
     <section aria-labelledby="sources-title">
@@ -35,6 +35,11 @@ export function SourcesList({
                 </button>
               )}
               {s.support?.flagged && <span className="badge status-error">{t("report.flagged")}</span>}
+              {s.ocr_confidence != null && (
+                <span className={s.ocr_low_confidence ? "badge status-warning" : "badge"} data-testid="ocr-badge">
+                  {t(s.ocr_low_confidence ? "ocr.sourceLow" : "ocr.source", { confidence: formatNumber(s.ocr_confidence, 0) })}
+                </span>
+              )}
               <blockquote>{s.quote}</blockquote>
             </li>
           ))}

@@ -9,9 +9,11 @@ import { quoteRange } from "../lib/highlight";
 import { highlightsOn, type PageTarget } from "../lib/target";
 import { useMediaQuery } from "../lib/useMediaQuery";
 import { FIT, zoomIn, zoomOut } from "../lib/zoom";
+import { OcrNote } from "./OcrNote";
 import { PageText } from "./PageText";
 import type { PdfStatus } from "./PdfPage";
 import { ReferenceChain } from "./ReferenceChain";
+import { ScannedPage } from "./ScannedPage";
 import { TextPage } from "./TextPage";
 import { ViewerToolbar } from "./ViewerToolbar";
 
@@ -49,7 +51,8 @@ function useFocusOnOpen(heading: RefObject<HTMLHeadingElement | null>) {
 
 /**
  * A page of a document: the PDF page (pdf.js, with its text layer) with the target's passage highlighted by
- * its offsets, the page's stored text with the same highlight, page turning, zoom (buttons, + and - keys),
+ * its offsets (a page read by OCR: its image with the quote's OCR word boxes marked, and the OCR text shown
+ * open beside it, with OCR's confidence), the page's stored text with the same highlight, page turning, zoom (buttons, + and - keys),
  * the whole PDF at that page, and what is known of how the passage was found (support, the search, the
  * reference chain, each of its steps a link to its page). A document of another format (DOCX, HTML,
  * Markdown, text) is shown as its stored text with the passage highlighted and the headings it lies
@@ -79,6 +82,7 @@ export function PageViewer({ target, onClose }: { target: PageTarget; onClose: (
   const atTarget = place.document === target.document && place.page === target.page;
   const headings =
     textDocument && shown ? headingPath(shown.sections, range ? shown.offset + range.start : null) : [];
+  const scanned = shown?.source === "ocr";
   const chain = target.chain ?? [];
 
   const onKeyDown = (event: KeyboardEvent) => {
@@ -149,7 +153,7 @@ export function PageViewer({ target, onClose }: { target: PageTarget; onClose: (
           page={place.page}
           pages={pages}
           zoom={zoom}
-          original={textDocument ? "download" : pdfStatus !== "missing" ? "pdf" : null}
+          original={viewer === "text" || viewer === "image" ? "download" : pdfStatus !== "missing" ? "pdf" : null}
           zoomable={!textDocument}
           onPage={(page) => setPlace((p) => ({ ...p, page }))}
           onZoom={setZoom}
@@ -164,22 +168,44 @@ export function PageViewer({ target, onClose }: { target: PageTarget; onClose: (
       {textDocument ? (
         shown && <TextPage document={place.document} page={place.page} text={shown.text} range={range} />
       ) : (
-        viewer === "pdf" && (
-          <>
-            <Suspense fallback={<p>{t("viewer.loadingPdf")}</p>}>
-              <PdfPage
+        <>
+          {scanned && shown ? (
+            <>
+              <OcrNote confidence={shown.ocr_confidence ?? null} low={shown.ocr_low_confidence ?? false} />
+              <ScannedPage
+                key={`${place.document}/${place.page}`}
                 collection={target.collection}
                 document={place.document}
                 page={place.page}
-                pageText={shown?.text ?? null}
                 range={range}
                 zoom={zoom}
-                onStatus={setPdfStatus}
               />
-            </Suspense>
-            {shown && <PageText key={`${place.document}/${place.page}`} text={shown.text} range={range} />}
-          </>
-        )
+            </>
+          ) : (
+            viewer === "pdf" && (
+              <Suspense fallback={<p>{t("viewer.loadingPdf")}</p>}>
+                <PdfPage
+                  collection={target.collection}
+                  document={place.document}
+                  page={place.page}
+                  pageText={shown?.text ?? null}
+                  range={range}
+                  zoom={zoom}
+                  onStatus={setPdfStatus}
+                />
+              </Suspense>
+            )
+          )}
+          {shown && (
+            <PageText
+              key={`${place.document}/${place.page}`}
+              text={shown.text}
+              range={range}
+              label={scanned ? t("ocr.pageText") : undefined}
+              open={scanned}
+            />
+          )}
+        </>
       )}
     </aside>
   );

@@ -1,0 +1,106 @@
+"""Tesseract, the program: whether it can read the configured languages, and one image read into words with
+their boxes and confidences (its TSV output).
+
+The command-line program is run once per page image (PNG on stdin) with OMP_THREAD_LIMIT=1: Tesseract's own
+threads only contend with the other pages' and the embedder's work (2.45 s a page at 300 dpi with one thread
+against 11.5 s with its default threads on a loaded two-core machine; docs/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+
+#: what to run where Tesseract or its language data is missing (Debian/Ubuntu; `make setup` runs it as root)
+INSTALL_COMMAND = "sudo apt-get install -y tesseract-ocr tesseract-ocr-deu tesseract-ocr-eng (or: make setup)"
+
+
+@dataclass(frozen=True, slots=True)
+class OcrWord:
+    """One word Tesseract read: its text, its box in pixels of the image, its confidence (0-100), and the
+    block, paragraph and line it belongs to."""
+
+    text: str
+    left: int
+    top: int
+    width: int
+    height: int
+    confidence: float
+    block: int
+    paragraph: int
+    line: int
+
+
+class TesseractError(Exception):
+    """Tesseract failed on an image (crashed, timed out, or gave output that is not its TSV)."""
+
+
+def unavailable_reason(languages: tuple[str, ...]) -> str | None:
+    """Why OCR in these languages cannot run here (with the command that fixes it), or None when it can."""
+    return _unavailable_reason(languages, shutil.which("tesseract"))
+
+
+@functools.lru_cache(maxsize=8)
+def _unavailable_reason(languages: tuple[str, ...], binary: str | None) -> str | None:
+    if binary is None:
+        return f"Tesseract is not installed; install it with: {INSTALL_COMMAND}"
+    try:
+        listed = subprocess.run(
+            [binary, "--list-langs"], capture_output=True, text=True, timeout=30, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"Tesseract cannot be run ({exc}); reinstall it with: {INSTALL_COMMAND}"
+    known = {line.strip() for line in listed.stdout.splitlines()[1:] if line.strip()}
+    missing = [code for code in languages if code not in known]
+    if missing:
+        packages = " ".join(f"tesseract-ocr-{code}" for code in missing)
+        fix = f"sudo apt-get install -y {packages}"
+        return f"Tesseract has no data for {', '.join(missing)}; install it with: {fix}"
+    return None
+
+
+def recognise(png: bytes, languages: str, timeout_s: float) -> list[OcrWord]:
+    """The words Tesseract reads on a PNG image, in its reading order (block, paragraph, line, word)."""
+    binary = shutil.which("tesseract")
+    if binary is None:
+        raise TesseractError(f"Tesseract is not installed; install it with: {INSTALL_COMMAND}")
+    environment = {**os.environ, "OMP_THREAD_LIMIT": "1"}
+    try:
+        done = subprocess.run(
+            [binary, "stdin", "stdout", "-l", languages, "--psm", "3", "tsv"],
+            input=png,
+            capture_output=True,
+            timeout=timeout_s,
+            env=environment,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise TesseractError(f"Tesseract took longer than {timeout_s:g} s") from exc
+    except OSError as exc:
+        raise TesseractError(f"Tesseract cannot be run ({exc})") from exc
+    if done.returncode != 0:
+        detail = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise TesseractError(f"Tesseract failed ({detail[-1] if detail else f'exit {done.returncode}'})")
+    return parse_tsv(done.stdout.decode("utf-8", "replace"))
+
+
+def parse_tsv(tsv: str) -> list[OcrWord]:
+    """Words of Tesseract's TSV (level 5 rows with text); the header and the layout rows are skipped."""
+    words: list[OcrWord] = []
+    for row in tsv.splitlines()[1:]:
+        cells = row.split("\t")
+        if len(cells) != 12 or cells[0] != "5" or not cells[11].strip():
+            continue
+        try:
+            block, paragraph, line = int(cells[2]), int(cells[3]), int(cells[4])
+            left, top, width, height = (int(c) for c in cells[6:10])
+            confidence = float(cells[10])
+        except ValueError as exc:
+            raise TesseractError(f"Tesseract's output cannot be read ({row[:80]!r})") from exc
+        words.append(
+            OcrWord(cells[11].strip(), left, top, width, height, max(0.0, confidence), block, paragraph, line)
+        )
+    return words
