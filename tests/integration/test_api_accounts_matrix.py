@@ -44,6 +44,8 @@ READ_ROUTES: dict[str, Request] = {
     "pages by name": _get("/api/collections/{c}/documents/{w.file_name}/pages"),
     "pdf by name": _get("/api/collections/{c}/documents/{w.file_name}/pdf"),
     "original file by name": _get("/api/collections/{c}/documents/{w.file_name}/file"),
+    "page image": _get("/api/collections/{c}/documents/{w.file_name}/pages/1/image", width=200),
+    "OCR word boxes": _get("/api/collections/{c}/documents/{w.file_name}/pages/1/boxes", start=0, end=10),
     "document": _get("/api/documents/{w.document_id}"),
     "pages by id": _get("/api/documents/{w.document_id}/pages"),
     "pdf by id": _get("/api/documents/{w.document_id}/pdf"),

@@ -46,6 +46,7 @@ CHECKED_PARAMS = {
     "name",  # a collection
     "file_name",  # a document of the collection in "name"
     "chunk_id",  # a passage of the collection in "name"
+    "number",  # a page of the document in "file_name" (its collection in "name")
     "document_id",  # a document (its collection is looked up)
     "job_id",  # an ingestion job (its collection)
     "run_id",  # a run; on the Agent Protocol's routes a run of the thread in "thread_id"

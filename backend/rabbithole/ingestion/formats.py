@@ -155,6 +155,12 @@ def supported_suffixes() -> tuple[str, ...]:
 
 
 def accepted_types() -> str:
-    """The formats read, in words: "PDF, Word (.docx), HTML, Markdown and plain text files"."""
-    labels = [fmt.label for fmt in FORMATS]
-    return f"{', '.join(labels[:-1])} and {labels[-1]} files"
+    """The formats read, in words: "PDF, Word (.docx), HTML, Markdown and plain text files and PNG, JPEG
+    and TIFF images"."""
+    documents = [fmt.label for fmt in FORMATS if fmt.viewer != "image"]
+    images = [fmt.label.removesuffix(" image") for fmt in FORMATS if fmt.viewer == "image"]
+    return f"{_listed(documents)} files and {_listed(images)} images"
+
+
+def _listed(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
