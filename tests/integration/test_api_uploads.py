@@ -158,8 +158,6 @@ def test_an_empty_file_and_a_spreadsheet_are_refused_by_name_and_the_pdf_is_inge
     assert states["Gesetz.pdf"] == ("ingested", None)
     read = "only PDF, Word (.docx), HTML, Markdown and plain text files and PNG, JPEG and TIFF images "
     read += "are read"
-        "only PDF, Word (.docx), HTML, Markdown and plain text files and PNG, JPEG and TIFF images are read"
-    )
     assert states["leer.pdf"] == ("rejected", f"the file is empty (0 bytes); {read}")
     not_read = "not a type that can be ingested: its content is a ZIP archive (for example a Word .docx or"
     assert states["tabelle.xlsx"] == ("rejected", f"{not_read} OpenDocument file); {read}")
