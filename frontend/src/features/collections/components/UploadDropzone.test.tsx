@@ -65,20 +65,23 @@ describe("the drop zone", () => {
       new File([new Uint8Array([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00])], "Stellungnahme.docx"),
       new File([latin1], "notes.md"),
       new File(["<!doctype html><p>Leitfaden</p>"], "leitfaden.html"),
+      new File([new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0])], "scan.png"),
+      new File(["Bescheid"], "bescheid.tif"),
     ]);
     const refused = await screen.findByRole("list", { name: "Files not uploaded" });
     const row = (name: string) => within(refused).getByText(name).closest("li") as HTMLElement;
-    const read = "PDF, Word (.docx), HTML, Markdown and text files are read.";
+    const read = "PDF, Word (.docx), HTML, Markdown and text files are read, and PNG, JPEG and TIFF images (by OCR).";
     expect(row("leer.pdf")).toHaveTextContent(`not uploaded: the file is empty (0 bytes). ${read}`);
     expect(row("tabelle.xlsx")).toHaveTextContent(`not uploaded: a “.xlsx” file cannot be read. ${read}`);
     expect(row("bescheid.pdf")).toHaveTextContent("its name says PDF, but its content is not a PDF.");
     expect(row("Entwurf.docx")).toHaveTextContent("its name says “.docx”, but its content is not of that type.");
-    expect(within(refused).getAllByRole("listitem")).toHaveLength(4);
+    expect(row("bescheid.tif")).toHaveTextContent("its name says “.tif”, but its content is not of that type.");
+    expect(within(refused).getAllByRole("listitem")).toHaveLength(5);
 
     const uploads = screen.getByRole("list", { name: "Uploads" });
     expect(within(uploads).getByText("Gesetz.pdf")).toBeInTheDocument();
-    expect(await within(uploads).findAllByText("ingested")).toHaveLength(4);
-    expect(FakeXhr.sent).toEqual(["Gesetz.pdf", "Stellungnahme.docx", "notes.md", "leitfaden.html"]);
+    expect(await within(uploads).findAllByText("ingested")).toHaveLength(5);
+    expect(FakeXhr.sent).toEqual(["Gesetz.pdf", "Stellungnahme.docx", "notes.md", "leitfaden.html", "scan.png"]);
   });
 
   it("offers the formats read in the file chooser", () => {
@@ -93,7 +96,7 @@ describe("the drop zone", () => {
     const refused = await screen.findByRole("list", { name: "Nicht hochgeladene Dateien" });
     expect(refused).toHaveTextContent("tabelle.ods");
     expect(refused).toHaveTextContent(
-      "nicht hochgeladen: eine „.ods“-Datei kann nicht gelesen werden. Gelesen werden PDF-, Word- (.docx), HTML-, Markdown- und Textdateien.",
+      "nicht hochgeladen: eine „.ods“-Datei kann nicht gelesen werden. Gelesen werden PDF-, Word- (.docx), HTML-, Markdown- und Textdateien sowie PNG-, JPEG- und TIFF-Bilder (per OCR).",
     );
     expect(FakeXhr.sent).toEqual([]);
   });
