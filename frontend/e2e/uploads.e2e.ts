@@ -47,7 +47,7 @@ test('"Meine Akte" is created as meine-akte; an empty file and a spreadsheet are
   await refused.waitFor();
   const empty = refused.getByRole('listitem').filter({ hasText: 'leer.pdf' });
   const sheet = refused.getByRole('listitem').filter({ hasText: 'tabelle.xlsx' });
-  const read = 'PDF, Word (.docx), HTML, Markdown and text files are read.';
+  const read = 'PDF, Word (.docx), HTML, Markdown and text files are read, and PNG, JPEG and TIFF images (by OCR).';
   expect(await empty.textContent()).toContain(`not uploaded: the file is empty (0 bytes). ${read}`);
   expect(await sheet.textContent()).toContain(`not uploaded: a “.xlsx” file cannot be read. ${read}`);
   expect(await page.getByText('tabelle.xlsx.pdf').count()).toBe(0);
