@@ -1,19 +1,10 @@
-import { Children, type ReactNode } from "react";
-import Markdown, { type Components } from "react-markdown";
+import { Fragment, type ReactNode } from "react";
 import { useI18n } from "../../../shared/i18n/i18n";
-import { citationNumber, remarkCitations, UNCITED_HREF } from "../lib/citations";
-
-/** The plain text of a heading's rendered children. */
-function textOf(children: ReactNode): string {
-  return Children.toArray(children)
-    .map((child) => (typeof child === "string" || typeof child === "number" ? String(child) : ""))
-    .join("")
-    .trim();
-}
+import { parseMarkdown, type Block, type Inline } from "../lib/markdown";
 
 /**
- * The report's Markdown, rendered without raw HTML (skipHtml) and with URLs sanitised (react-markdown's
- * default): citation markers become buttons that open the cited page; weakly supported ones are marked;
+ * The report's Markdown (lib/markdown.ts: raw HTML stays text, a link to anything but a web or mail
+ * address or a fragment is its text alone), rendered as React elements: citation markers become buttons that open the cited page; weakly supported ones are marked;
  * a web source's marker is a link to its page (it has no PDF page to show); the mark of a sentence that
  * cites nothing ("[uncited]") is marked as such; the heading of a section assembled from the findings
  * (`assembled`) carries a badge.
@@ -38,63 +29,106 @@ export function ReportMarkdown({
   assembled?: ReadonlySet<string>;
 }) {
   const { t } = useI18n();
-  const components: Components = {
-    h2: ({ children }) => (
-      <h2>
-        {children}
-        {assembled?.has(textOf(children)) && (
-          <>
-            {" "}
-            <span className="badge assembled" data-badge="">
-              {t("report.assembledBadge")}
-            </span>
-          </>
-        )}
-      </h2>
-    ),
-    a: ({ href, children }) => {
-      if (href === UNCITED_HREF)
-        return (
-          <mark className="uncited" title={t("report.uncitedHint")}>
-            {children}
-            <span className="visually-hidden"> {t("report.uncitedHint")}</span>
-          </mark>
-        );
-      const n = citationNumber(href);
-      if (n === null)
-        return (
-          <a href={href} target="_blank" rel="noreferrer noopener">
-            {children}
-          </a>
-        );
-      if (!known.has(n)) return <span>{children}</span>;
-      const url = web?.get(n);
-      if (url)
-        return (
-          <a className="cite web" href={url} target="_blank" rel="noreferrer noopener" aria-label={t("report.citeWeb", { n })}>
-            {children}
-          </a>
-        );
-      const weak = flagged.has(n);
+
+  const cite = (n: number, text: string, key: number): ReactNode => {
+    if (!known.has(n)) return <span key={key}>{text}</span>;
+    const url = web?.get(n);
+    if (url)
       return (
-        <button
-          type="button"
-          className={`cite${weak ? " flagged" : ""}${active === n ? " active" : ""}`}
-          aria-label={weak ? t("report.citeFlagged", { n }) : t("report.cite", { n })}
-          aria-pressed={active === n}
-          onClick={() => onCite(n)}
-        >
-          {children}
-          {weak && <span aria-hidden="true">⚠</span>}
-        </button>
+        <a key={key} className="cite web" href={url} target="_blank" rel="noreferrer noopener" aria-label={t("report.citeWeb", { n })}>
+          {text}
+        </a>
       );
-    },
+    const weak = flagged.has(n);
+    return (
+      <button
+        key={key}
+        type="button"
+        className={`cite${weak ? " flagged" : ""}${active === n ? " active" : ""}`}
+        aria-label={weak ? t("report.citeFlagged", { n }) : t("report.cite", { n })}
+        aria-pressed={active === n}
+        onClick={() => onCite(n)}
+      >
+        {text}
+        {weak && <span aria-hidden="true">⚠</span>}
+      </button>
+    );
   };
-  return (
-    <div className="markdown">
-      <Markdown skipHtml remarkPlugins={[remarkCitations]} components={components}>
-        {markdown}
-      </Markdown>
-    </div>
-  );
+
+  const inlines = (items: Inline[]): ReactNode[] =>
+    items.map((item, key) => {
+      switch (item.kind) {
+        case "text":
+          return <Fragment key={key}>{item.text}</Fragment>;
+        case "code":
+          return <code key={key}>{item.text}</code>;
+        case "strong":
+          return <strong key={key}>{inlines(item.children)}</strong>;
+        case "em":
+          return <em key={key}>{inlines(item.children)}</em>;
+        case "link":
+          return item.href.startsWith("#") ? (
+            <a key={key} href={item.href}>
+              {inlines(item.children)}
+            </a>
+          ) : (
+            <a key={key} href={item.href} target="_blank" rel="noreferrer noopener">
+              {inlines(item.children)}
+            </a>
+          );
+        case "cite":
+          return cite(item.n, item.text, key);
+        case "uncited":
+          return (
+            <mark key={key} className="uncited" title={t("report.uncitedHint")}>
+              {item.text}
+              <span className="visually-hidden"> {t("report.uncitedHint")}</span>
+            </mark>
+          );
+      }
+    });
+
+  const blocks = (items: Block[]): ReactNode[] =>
+    items.map((block, key) => {
+      switch (block.kind) {
+        case "heading": {
+          const Heading = `h${block.level}` as const;
+          return (
+            <Heading key={key}>
+              {inlines(block.inlines)}
+              {block.level === 2 && assembled?.has(block.text) && (
+                <>
+                  {" "}
+                  <span className="badge assembled" data-badge="">
+                    {t("report.assembledBadge")}
+                  </span>
+                </>
+              )}
+            </Heading>
+          );
+        }
+        case "paragraph":
+          return <p key={key}>{inlines(block.inlines)}</p>;
+        case "list": {
+          const items = block.items.map((item, i) => <li key={i}>{inlines(item)}</li>);
+          return block.ordered ? (
+            <ol key={key} start={block.start === 1 ? undefined : block.start}>
+              {items}
+            </ol>
+          ) : (
+            <ul key={key}>{items}</ul>
+          );
+        }
+        case "quote":
+          return <blockquote key={key}>{blocks(block.blocks)}</blockquote>;
+        case "code":
+          return (
+            <pre key={key}>
+              <code>{block.text}</code>
+            </pre>
+          );
+      }
+    });
+
+  return <div className="markdown">{blocks(parseMarkdown(markdown))}</div>;
 }

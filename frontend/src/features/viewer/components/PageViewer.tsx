@@ -38,11 +38,12 @@ function useScrollLock(locked: boolean) {
   }, [locked]);
 }
 
-/** Focus on the viewer's title when it opens; back where it was (the [n], the hit) when it closes. */
+/** Focus on the viewer's title when it opens (without scrolling the page: the viewer stands beside it, or
+ * over it on a phone); back where it was (the [n], the hit) when it closes. */
 function useFocusOnOpen(heading: RefObject<HTMLHeadingElement | null>) {
   useEffect(() => {
     const before = document.activeElement;
-    heading.current?.focus();
+    heading.current?.focus({ preventScroll: true });
     return () => {
       if (before instanceof HTMLElement && before.isConnected) before.focus();
     };
@@ -52,7 +53,8 @@ function useFocusOnOpen(heading: RefObject<HTMLHeadingElement | null>) {
 /**
  * A page of a document: the PDF page (pdf.js, with its text layer) with the target's passage highlighted by
  * its offsets (a page read by OCR: its image with the quote's OCR word boxes marked, and the OCR text shown
- * open beside it, with OCR's confidence), the page's stored text with the same highlight, page turning, zoom (buttons, + and - keys),
+ * open beside it, with OCR's confidence), the page's stored text with the same highlight, page turning, zoom
+ * (buttons, + and - keys),
  * the whole PDF at that page, and what is known of how the passage was found (support, the search, the
  * reference chain, each of its steps a link to its page). A document of another format (DOCX, HTML,
  * Markdown, text) is shown as its stored text with the passage highlighted and the headings it lies
