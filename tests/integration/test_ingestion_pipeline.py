@@ -47,7 +47,7 @@ def _folder_with_bad_files(root: Path) -> Path:
     write_html_as_pdf(folder / "page.pdf")
     build_scanned_pdf(folder / "scan.pdf", text_pages=0, image_pages=2)
     build_scanned_pdf(folder / "partly-scanned.pdf", text_pages=1, image_pages=1)
-    (folder / "notes.txt").write_text("not a document type we ingest", encoding="utf-8")
+    (folder / "figures.ods").write_bytes(b"PK\x03\x04 not a document type we ingest")
     return folder
 
 
