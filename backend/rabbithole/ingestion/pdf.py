@@ -38,6 +38,7 @@ from rabbithole.ingestion.errors import (
     UnreadableFileError,
 )
 from rabbithole.ingestion.ocr.scanned import ScanReading, read_scanned_pages
+from rabbithole.ingestion.page_ranges import page_ranges, plural
 from rabbithole.ingestion.pdf_layout import (
     PdfLine,
     PdfPage,
@@ -187,17 +188,17 @@ class PdfParser:
                 f"{what}, repaired on opening{f' ({detail})' if detail else ''}; text may be incomplete"
             )
         if failed:
-            warnings.append(f"{_plural(failed)} {_ranges(failed)} could not be read (damaged); left out")
+            warnings.append(f"{plural(failed)} {page_ranges(failed)} could not be read (damaged); left out")
         if garbled:
             warnings.append(
-                f"the text of {_plural(garbled)} {_ranges(garbled)} cannot be decoded (damaged or missing "
+                f"the text of {plural(garbled)} {page_ranges(garbled)} cannot be decoded (damaged or missing "
                 "font data); left out"
             )
         warnings.extend(reading.warnings)
         unread = [p.number for p in pages if not p.lines and p.has_images]
         if unread:
             why = reading.refused or "OCR found no text there"
-            warnings.append(f"no text layer on {_plural(unread)} {_ranges(unread)}; not read: {why}")
+            warnings.append(f"no text layer on {plural(unread)} {page_ranges(unread)}; not read: {why}")
 
         drop_running_lines(pages)
         page_texts, lines = assemble(pages)
@@ -331,22 +332,3 @@ def _first_line(text: str) -> str:
         if line.strip():
             return line.strip()
     return ""
-
-
-def _plural(numbers: Sequence[int]) -> str:
-    return "page" if len(numbers) == 1 else "pages"
-
-
-def _ranges(numbers: Sequence[int]) -> str:
-    """[1, 2, 3, 5] -> "1–3, 5"."""
-    out: list[str] = []
-    ordered = sorted(numbers)
-    start = prev = ordered[0]
-    for n in [*ordered[1:], None]:
-        if n is not None and n == prev + 1:
-            prev = n
-            continue
-        out.append(str(start) if start == prev else f"{start}–{prev}")
-        if n is not None:
-            start = prev = n
-    return ", ".join(out)

@@ -7,8 +7,8 @@ from typing import Any
 
 from rabbithole.core.config.ocr import OcrSettings
 from rabbithole.ingestion.ocr.pages import read_page
-from rabbithole.ingestion.ocr.ranges import page_ranges, plural
 from rabbithole.ingestion.ocr.tesseract import TesseractError, unavailable_reason
+from rabbithole.ingestion.page_ranges import page_ranges, plural
 from rabbithole.ingestion.pdf_layout import PdfPage
 
 

@@ -1,4 +1,4 @@
-"""Page numbers as people write them in a message: "pages 1–3, 5"."""
+"""Page numbers as people write them in a message: "pages 1–3, 5" (the PDF parser's and OCR's warnings)."""
 
 from __future__ import annotations
 
