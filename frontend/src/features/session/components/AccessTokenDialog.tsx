@@ -3,6 +3,7 @@ import { ApiError } from "../../../shared/api/errors";
 import { useI18n } from "../../../shared/i18n/i18n";
 import { ErrorAlert } from "../../../shared/ui/ErrorAlert";
 import { useSignIn } from "../api/useSignIn";
+import { SignInModal } from "./SignInModal";
 
 /**
  * The form that asks for the server's access token (server.token) after a request was refused with 401:
@@ -32,40 +33,28 @@ export function AccessTokenDialog() {
   };
 
   return (
-    <div className="modal-backdrop">
-      <section
-        className="modal"
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby={`${id}-title`}
-        aria-describedby={`${id}-help`}
-      >
-        <h2 id={`${id}-title`}>{t("access.title")}</h2>
-        <p id={`${id}-help`}>{t("access.help")}</p>
-        <form onSubmit={submit}>
-          <label htmlFor={`${id}-token`}>{t("access.label")}</label>
-          <input
-            id={`${id}-token`}
-            ref={input}
-            type="password"
-            autoComplete="current-password"
-            required
-            value={token}
-            onChange={(e) => setToken(e.target.value)}
-            aria-invalid={wrong || undefined}
-            aria-describedby={wrong ? `${id}-wrong` : undefined}
-          />
-          {wrong && (
-            <p id={`${id}-wrong`} className="field-error" role="alert">
-              {t("access.wrong")}
-            </p>
-          )}
-          {signIn.error && !wrong && <ErrorAlert error={signIn.error} />}
-          <button type="submit" className="primary" disabled={signIn.isPending}>
-            {signIn.isPending ? t("access.checking") : t("access.submit")}
-          </button>
-        </form>
-      </section>
-    </div>
+    <SignInModal id={id} title={t("access.title")} help={t("access.help")} onSubmit={submit}>
+      <label htmlFor={`${id}-token`}>{t("access.label")}</label>
+      <input
+        id={`${id}-token`}
+        ref={input}
+        type="password"
+        autoComplete="current-password"
+        required
+        value={token}
+        onChange={(e) => setToken(e.target.value)}
+        aria-invalid={wrong || undefined}
+        aria-describedby={wrong ? `${id}-wrong` : undefined}
+      />
+      {wrong && (
+        <p id={`${id}-wrong`} className="field-error" role="alert">
+          {t("access.wrong")}
+        </p>
+      )}
+      {signIn.error && !wrong && <ErrorAlert error={signIn.error} />}
+      <button type="submit" className="primary" disabled={signIn.isPending}>
+        {signIn.isPending ? t("access.checking") : t("access.submit")}
+      </button>
+    </SignInModal>
   );
 }

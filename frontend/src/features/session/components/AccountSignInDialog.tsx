@@ -3,6 +3,7 @@ import { ApiError } from "../../../shared/api/errors";
 import { useI18n } from "../../../shared/i18n/i18n";
 import { ErrorAlert } from "../../../shared/ui/ErrorAlert";
 import { useSignIn } from "../api/useSignIn";
+import { SignInModal } from "./SignInModal";
 
 /**
  * The sign-in of a shared server with accounts (server.auth = accounts), after a request was refused: a
@@ -36,53 +37,41 @@ export function AccountSignInDialog() {
   };
 
   return (
-    <div className="modal-backdrop">
-      <section
-        className="modal"
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby={`${id}-title`}
-        aria-describedby={`${id}-help`}
-      >
-        <h2 id={`${id}-title`}>{t("signIn.title")}</h2>
-        <p id={`${id}-help`}>{t("signIn.help")}</p>
-        <form onSubmit={submit}>
-          <label htmlFor={`${id}-name`}>{t("signIn.name")}</label>
-          <input
-            id={`${id}-name`}
-            ref={nameInput}
-            type="text"
-            autoComplete="username"
-            autoCapitalize="none"
-            spellCheck={false}
-            required
-            maxLength={200}
-            value={name}
-            onChange={(e) => setName(e.target.value)}
-          />
-          <label htmlFor={`${id}-password`}>{t("signIn.password")}</label>
-          <input
-            id={`${id}-password`}
-            ref={passwordInput}
-            type="password"
-            autoComplete="current-password"
-            required
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-            aria-invalid={refusal ? true : undefined}
-            aria-describedby={refusal ? `${id}-refused` : undefined}
-          />
-          {refusal && (
-            <p id={`${id}-refused`} className="field-error" role="alert">
-              {refusal}
-            </p>
-          )}
-          {signIn.error && !refusal && <ErrorAlert error={signIn.error} />}
-          <button type="submit" className="primary" disabled={signIn.isPending}>
-            {signIn.isPending ? t("signIn.checking") : t("signIn.submit")}
-          </button>
-        </form>
-      </section>
-    </div>
+    <SignInModal id={id} title={t("signIn.title")} help={t("signIn.help")} onSubmit={submit}>
+      <label htmlFor={`${id}-name`}>{t("signIn.name")}</label>
+      <input
+        id={`${id}-name`}
+        ref={nameInput}
+        type="text"
+        autoComplete="username"
+        autoCapitalize="none"
+        spellCheck={false}
+        required
+        maxLength={200}
+        value={name}
+        onChange={(e) => setName(e.target.value)}
+      />
+      <label htmlFor={`${id}-password`}>{t("signIn.password")}</label>
+      <input
+        id={`${id}-password`}
+        ref={passwordInput}
+        type="password"
+        autoComplete="current-password"
+        required
+        value={password}
+        onChange={(e) => setPassword(e.target.value)}
+        aria-invalid={refusal ? true : undefined}
+        aria-describedby={refusal ? `${id}-refused` : undefined}
+      />
+      {refusal && (
+        <p id={`${id}-refused`} className="field-error" role="alert">
+          {refusal}
+        </p>
+      )}
+      {signIn.error && !refusal && <ErrorAlert error={signIn.error} />}
+      <button type="submit" className="primary" disabled={signIn.isPending}>
+        {signIn.isPending ? t("signIn.checking") : t("signIn.submit")}
+      </button>
+    </SignInModal>
   );
 }
