@@ -1,33 +1,35 @@
-"""Scanned copies of the sample knowledge base for the OCR benchmark, and their OCR kept in a cache.
+"""Scanned copies of the sample knowledge base for the OCR benchmark, and what Tesseract read on their
+pages kept in a cache.
 
 Every page of every sample PDF is rendered at 300 dpi and wrapped as an image-only PDF
 (``bench-data/ocr/scans-300/``, rebuilt when missing). Reading 640 pages with Tesseract takes about half an
-hour on two loaded cores, so what the parser makes of a scanned copy is kept in ``bench-data/ocr/cache/``,
-keyed by the copy's SHA-256, the OCR settings and Tesseract's version: a later run reads the cache, and
-any change of the copy (PyMuPDF's rendering), the settings or Tesseract reads the file again. The parser
-that ingests the copies (:class:`CachedParser`) answers from the cache, so the index is built by the real
-pipeline from the real parser's output.
+hour on two loaded cores, so Tesseract's output (its TSV) for each page image is kept in
+``bench-data/ocr/tsv/``, keyed by the SHA-256 of the PNG the parser rendered, the languages and Tesseract's
+version. Everything else is the product's own code on every run: :class:`CachedParser` is the real parser
+with only the Tesseract program call answered from the cache, so a change to how words become lines,
+paragraphs, headings and sections (ingestion/ocr, pdf_layout, structure) is measured at once, and a change
+to the rendering, the languages or Tesseract reads the pages again.
 """
 
 from __future__ import annotations
 
 import hashlib
-import pickle
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import replace
+from contextlib import contextmanager
 from pathlib import Path
+from unittest import mock
 
 from benchmarks.common import SAMPLE_DIR, bench_root, sample_pdfs
 from rabbithole.core.config import IngestionSettings
 from rabbithole.core.models import ParsedDocument
 from rabbithole.devtools.scans import scan_pdf
 from rabbithole.ingestion.errors import DocumentError
-from rabbithole.ingestion.ocr.section_signs import restore_section_signs
+from rabbithole.ingestion.ocr import tesseract
+from rabbithole.ingestion.ocr.tesseract import OcrWord, parse_tsv, read_tsv
 from rabbithole.ingestion.parser import AutoParser
-from rabbithole.ingestion.structure import detect_structure
 
 DPI = 300
 
@@ -56,95 +58,99 @@ def tesseract_version() -> str:
     return (done.stdout or done.stderr).splitlines()[0] if (done.stdout or done.stderr) else "unknown"
 
 
-def cache_key(path: Path, settings: IngestionSettings) -> str:
-    digest = hashlib.sha256(path.read_bytes())
-    digest.update(settings.ocr.model_dump_json().encode())
-    digest.update(tesseract_version().encode())
-    return digest.hexdigest()
-
-
-def _cache_file(key: str) -> Path:
-    folder = ocr_root() / "cache"
+def _tsv_file(png: bytes, languages: str, version: str) -> Path:
+    digest = hashlib.sha256(png)
+    digest.update(f"\0{languages}\0{version}".encode())
+    folder = ocr_root() / "tsv"
     folder.mkdir(parents=True, exist_ok=True)
-    return folder / f"{key}.pickle"
+    return folder / f"{digest.hexdigest()}.tsv"
 
 
-def _parse_and_store(path: Path, key: str, settings: IngestionSettings) -> tuple[str, int, float]:
-    started = time.perf_counter()
-    try:
-        parsed = AutoParser(settings).parse(path)
-    except DocumentError as exc:  # reported by name: the exception itself does not cross processes
-        raise RuntimeError(f"{path.name}: {exc.reason}") from None
-    seconds = time.perf_counter() - started
-    cached = _cache_file(key)
-    partial = cached.with_suffix(".part")
-    partial.write_bytes(pickle.dumps((parsed, seconds)))
-    partial.replace(cached)
-    return path.name, len(parsed.pages), seconds
+class _CachedTesseract:
+    """``recognise`` with Tesseract's TSV for an image taken from the cache, or read now and stored."""
+
+    def __init__(self) -> None:
+        self.version = tesseract_version()
+        self.read_now = 0
+        self.seconds = 0.0
+
+    def __call__(self, png: bytes, languages: str, timeout_s: float) -> list[OcrWord]:
+        cached = _tsv_file(png, languages, self.version)
+        if cached.exists():
+            return parse_tsv(cached.read_text(encoding="utf-8"))
+        started = time.perf_counter()
+        tsv = read_tsv(png, languages, timeout_s)
+        self.seconds += time.perf_counter() - started
+        self.read_now += 1
+        partial = cached.with_suffix(".part")
+        partial.write_text(tsv, encoding="utf-8")
+        partial.replace(cached)
+        return parse_tsv(tsv)
 
 
-def fill_cache(
-    folder: Path, settings: IngestionSettings, workers: int = 2, log: Callable[[str], None] = print
-) -> float:
-    """Read every copy not in the cache yet (``workers`` processes, the largest files first); the OCR
-    seconds of the pages read now per page (0 when everything came from the cache)."""
-    missing = [
-        (path, key)
-        for path in sorted(folder.glob("*.pdf"), key=lambda p: -p.stat().st_size)
-        if not _cache_file(key := cache_key(path, settings)).exists()
-    ]
-    if not missing:
-        return 0.0
-    log(f"reading {len(missing)} scanned copies with Tesseract (once; later runs use the cache) ...")
-    pages = 0
-    seconds = 0.0
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        futures = [pool.submit(_parse_and_store, path, key, settings) for path, key in missing]
-        for future in futures:
-            name, count, took = future.result()
-            pages += count
-            seconds += took
-            log(f"  {name}: {count} pages in {took:.0f} s")
-    return seconds / max(1, pages)
+@contextmanager
+def cached_tesseract() -> Iterator[_CachedTesseract]:
+    """The OCR page reader (ingestion/ocr/pages.py) calls Tesseract through the cache while inside (the
+    process's other threads too: the benchmark parses one file at a time)."""
+    cached = _CachedTesseract()
+    with mock.patch.object(tesseract, "recognise", cached):
+        yield cached
+
+
+def _parse_and_cache(path: Path, settings: IngestionSettings) -> tuple[ParsedDocument, int, float]:
+    """(what the parser made of one copy, pages read by Tesseract now, their seconds), in a worker."""
+    with cached_tesseract() as tesseract:
+        try:
+            parsed = AutoParser(settings).parse(path)
+        except DocumentError as exc:  # reported by name: the exception itself does not cross processes
+            raise RuntimeError(f"{path.name}: {exc.reason}") from None
+    return parsed, tesseract.read_now, tesseract.seconds
 
 
 class CachedParser:
-    """The parser for the scanned copies: what the real parser made of a file, from the cache (filled by
-    :func:`fill_cache`); a file not in it is parsed now."""
+    """The real parser for the scanned copies, with Tesseract's output taken from the cache (a page not in
+    it is read now). A file parsed once is kept for the run; :meth:`parse_all` parses a folder in worker
+    processes first."""
 
     def __init__(self, settings: IngestionSettings) -> None:
         self.settings = settings
         self.parser = AutoParser(settings)
+        self._parsed: dict[Path, ParsedDocument] = {}
 
     @property
     def suffixes(self) -> tuple[str, ...]:
         return self.parser.suffixes
 
     def parse(self, path: Path, file_name: str | None = None) -> ParsedDocument:
-        cached = _cache_file(cache_key(path, self.settings))
-        if not cached.exists():
-            return self.parser.parse(path, file_name)
-        parsed, _ = pickle.loads(cached.read_bytes())
-        assert isinstance(parsed, ParsedDocument)
+        key = path.resolve()
+        if key not in self._parsed:
+            with cached_tesseract():
+                self._parsed[key] = self.parser.parse(path, file_name)
+        parsed = self._parsed[key]
         parsed.file_name = file_name or path.name
-        if all(page.source == "ocr" for page in parsed.pages):
-            # section signs Tesseract misread, restored line by line as the parser now does (same length:
-            # offsets and word boxes stay)
-            parsed.pages = [
-                replace(page, text="\n".join(restore_section_signs(line) for line in page.text.split("\n")))
-                for page in parsed.pages
-            ]
-            # the cache keeps what OCR read (the page texts, word boxes, confidences); the structure is
-            # derived again by the current code, as the parser does for lines without font data (their
-            # headings judged by their text; Tesseract's paragraphs are the text's blank lines)
-            structure = detect_structure(parsed.text)
-            parsed.sections = structure.sections
-            parsed.is_legal = structure.is_legal or parsed.is_legal
         return parsed
+
+    def parse_all(self, folder: Path, workers: int = 2, log: Callable[[str], None] = print) -> float:
+        """Parse every copy in ``folder`` (``workers`` processes, the largest files first), reading with
+        Tesseract the pages not in the cache yet; the Tesseract seconds per page read now (0 when
+        everything came from the cache)."""
+        paths = sorted(folder.glob("*.pdf"), key=lambda p: -p.stat().st_size)
+        read = 0
+        seconds = 0.0
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = {path: pool.submit(_parse_and_cache, path, self.settings) for path in paths}
+            for path, future in futures.items():
+                parsed, now, took = future.result()
+                self._parsed[path.resolve()] = parsed
+                read += now
+                seconds += took
+                if now:
+                    log(f"  {path.name}: {len(parsed.pages)} pages, {now} read by Tesseract in {took:.0f} s")
+        return seconds / read if read else 0.0
 
 
 if __name__ == "__main__":
     copies = scanned_copies()
     print(f"{sum(1 for _ in copies.glob('*.pdf'))} copies in {copies}")
-    per_page = fill_cache(copies, IngestionSettings.model_validate({}))
-    print(f"{per_page:.2f} s per page")
+    per_page = CachedParser(IngestionSettings.model_validate({})).parse_all(copies)
+    print(f"{per_page:.2f} s per page read now")

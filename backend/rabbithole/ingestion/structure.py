@@ -54,6 +54,8 @@ class _Heading:
 _WS = re.compile(r"\s+")
 _NUM = r"\d+[a-z]?"
 _SECTION = re.compile(rf"^(§§?)\s*({_NUM}(?:\s*(?:,|und|bis|-|–)\s*{_NUM})*)(?=[\s.]|$)[.]?\s*[-–]?\s*(.*)$")
+#: what follows the number of a section cited, not of a section's heading: "§ 12 Absatz 1 Nummer 3 StrlSchG"
+_REFERENCE_TITLE = re.compile(r"(?:Abs\.|Absatz|Absätze|Satz|Sätze|Nr\.|Nummer|Buchstabe)(?=\s|$)")
 _ARTICLE = re.compile(rf"^(Art\.?|Artikel)\s+({_NUM}(?:\s*(?:,|und|bis)\s*{_NUM})*)(?=\s|$)\s*[-–]?\s*(.*)$")
 _ANNEX = re.compile(
     r"^(?:(Anlagen?|Anhang)\s+((?:\d+[a-z]?|[IVXLC]+)(?:\s*(?:,|und|bis)\s*(?:\d+[a-z]?|[IVXLC]+))*)(?=[\s:.]|$)"
@@ -80,6 +82,10 @@ _NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,3}){0,4})\.?\s+([A-ZÄÖÜ(\"„].*)
 
 _MAX_HEADING_CHARS = 400
 _MAX_HEADING_LINES = 6
+#: lines of a heading judged by its text alone (no font): a § or annex heading with a long title ("Anlage 4
+#: Aktivitätsabhängige Erhöhungsbeträge zur Ermittlung der Regeldeckungssumme für ...") runs to five lines
+#: on a page; other headings to three
+_MAX_TEXT_HEADING_LINES = 5
 
 
 def lines_from_text(text: str) -> list[TextLine]:
@@ -132,7 +138,7 @@ def _paragraphs(text: str, lines: Sequence[TextLine], fonts: bool) -> list[list[
 
 def _classify(text: str, start: int, end: int, size: float) -> _Heading:
     full = _WS.sub(" ", text).strip()
-    if m := _SECTION.match(full):
+    if (m := _SECTION.match(full)) and not _REFERENCE_TITLE.match(m.group(3)):
         label = f"{m.group(1)} {_WS.sub(' ', m.group(2))}"
         return _Heading(start, end, "section", label, m.group(3).strip(), full, size)
     if m := _ARTICLE.match(full):
@@ -176,13 +182,16 @@ def _find_headings(text: str, lines: Sequence[TextLine]) -> tuple[list[_Heading]
                 continue  # a bold sentence in the body, not a heading
             headings.append(heading)
         else:
-            if len(para) > 3:
+            if len(para) > _MAX_TEXT_HEADING_LINES:
                 continue
             heading = _classify(raw, start, end, 0.0)
             if heading.kind == "other":
                 continue
+            if heading.kind not in ("section", "annex") and len(para) > 3:
+                continue
+            limit = 300 if heading.kind == "annex" else 150
             if heading.kind in ("numbered", "container", "annex") and (
-                len(heading.full) > 150 or heading.full[-1] in ".,;:"
+                len(heading.full) > limit or heading.full[-1] in ".,;:"
             ):
                 continue
             if heading.kind == "section" and heading.full[-1] in ".,;:":

@@ -18,6 +18,7 @@ from rabbithole.ingestion.errors import (
 )
 from rabbithole.ingestion.ocr.image_header import ImageHeaderError, image_format, page_sizes
 from rabbithole.ingestion.ocr.pages import read_page
+from rabbithole.ingestion.ocr.paragraphs import settle_paragraphs
 from rabbithole.ingestion.ocr.scanned import describe_reading, ocr_refusal
 from rabbithole.ingestion.ocr.tesseract import TesseractError
 from rabbithole.ingestion.pdf import load_pymupdf, quiet_mupdf
@@ -67,6 +68,7 @@ class ImageParser:
         if not any(p.lines for p in pages):
             detail = f" ({'; '.join(failed)})" if failed else ""
             raise NoTextLayerError(name, f"OCR found no text on the image{detail}")
+        settle_paragraphs(pages)
         page_texts, lines = assemble(pages)
         text = ParsedDocument.PAGE_SEPARATOR.join(p.text for p in page_texts)
         structure = detect_structure(text, lines)

@@ -1,13 +1,12 @@
 """Tesseract's words turned into the lines the PDF layout works with (ingestion/pdf_layout.py): one line
 per OCR line, in points of the page, with its words' places in the line's text and Tesseract's paragraph
-breaks."""
+breaks (which ocr/paragraphs.py completes once the document's pages are read)."""
 
 from __future__ import annotations
 
 import statistics
 from itertools import groupby
 
-from rabbithole.ingestion.ocr.section_signs import restore_section_signs
 from rabbithole.ingestion.ocr.tesseract import OcrWord
 from rabbithole.ingestion.pdf_layout import LineWord, PdfLine
 
@@ -48,7 +47,7 @@ def _line(words: list[OcrWord], scale: float, size: float, paragraph_start: bool
         parts.append(word.text)
         length += len(word.text)
     return PdfLine(
-        text=restore_section_signs("".join(parts)),
+        text="".join(parts),
         x0=min(w.x0 for w in placed),
         y0=min(w.y0 for w in placed),
         x1=max(w.x1 for w in placed),

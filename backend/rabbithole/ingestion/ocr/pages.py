@@ -7,8 +7,8 @@ import math
 from typing import Any
 
 from rabbithole.core.config.ocr import OcrSettings
+from rabbithole.ingestion.ocr import tesseract
 from rabbithole.ingestion.ocr.lines import mean_confidence, ocr_lines
-from rabbithole.ingestion.ocr.tesseract import recognise
 from rabbithole.ingestion.pdf_layout import PdfPage
 
 
@@ -24,7 +24,7 @@ def read_page(
     if pixels > limit:
         scale *= math.sqrt(limit / pixels)
     pixmap = page.get_pixmap(matrix=pymupdf.Matrix(scale, scale), colorspace=pymupdf.csGRAY, alpha=False)
-    words = recognise(pixmap.tobytes("png"), settings.language_spec, settings.page_timeout_s)
+    words = tesseract.recognise(pixmap.tobytes("png"), settings.language_spec, settings.page_timeout_s)
     points_per_pixel = rect.width / pixmap.width if pixmap.width else 1.0 / scale
     return PdfPage(
         number,

@@ -7,6 +7,7 @@ from typing import Any
 
 from rabbithole.core.config.ocr import OcrSettings
 from rabbithole.ingestion.ocr.pages import read_page
+from rabbithole.ingestion.ocr.paragraphs import settle_paragraphs
 from rabbithole.ingestion.ocr.tesseract import TesseractError, unavailable_reason
 from rabbithole.ingestion.page_ranges import page_ranges, plural
 from rabbithole.ingestion.pdf_layout import PdfPage
@@ -50,6 +51,7 @@ def read_scanned_pages(pymupdf: Any, doc: Any, numbers: list[int], settings: Ocr
             failed.append(f"page {number}: {exc}")
         except (RuntimeError, ValueError) as exc:  # MuPDF cannot render the page
             failed.append(f"page {number}: it cannot be rendered ({str(exc)[:120]})")
+    settle_paragraphs([reading.pages[number] for number in sorted(reading.pages)])
     reading.warnings.extend(describe_reading(list(reading.pages.values()), settings))
     if failed:
         reading.warnings.append("not read by OCR: " + "; ".join(failed))

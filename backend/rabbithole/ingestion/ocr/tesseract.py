@@ -64,6 +64,11 @@ def _unavailable_reason(languages: tuple[str, ...], binary: str | None) -> str |
 
 def recognise(png: bytes, languages: str, timeout_s: float) -> list[OcrWord]:
     """The words Tesseract reads on a PNG image, in its reading order (block, paragraph, line, word)."""
+    return parse_tsv(read_tsv(png, languages, timeout_s))
+
+
+def read_tsv(png: bytes, languages: str, timeout_s: float) -> str:
+    """Tesseract's TSV output for a PNG image (page segmentation 3: automatic, no orientation detection)."""
     binary = shutil.which("tesseract")
     if binary is None:
         raise TesseractError(f"Tesseract is not installed; install it with: {INSTALL_COMMAND}")
@@ -84,7 +89,7 @@ def recognise(png: bytes, languages: str, timeout_s: float) -> list[OcrWord]:
     if done.returncode != 0:
         detail = done.stderr.decode("utf-8", "replace").strip().splitlines()
         raise TesseractError(f"Tesseract failed ({detail[-1] if detail else f'exit {done.returncode}'})")
-    return parse_tsv(done.stdout.decode("utf-8", "replace"))
+    return done.stdout.decode("utf-8", "replace")
 
 
 def parse_tsv(tsv: str) -> list[OcrWord]:
