@@ -87,8 +87,8 @@ def test_a_word_draft_has_headings_a_table_and_line_breaks(tmp_path: Path) -> No
     doc = parse_document(write_draft(tmp_path / "Entwurf.docx"))
     assert doc.title == "Entwurf einer Stellungnahme"
     assert [(s.label, s.heading, s.path) for s in doc.sections] == [
-        ("1", "Anlass", ()),  # numbered headings nest by their numbers (structure.py), beside the title
-        ("2", "Bewertung", ()),
+        ("1", "Anlass", ("Entwurf einer Stellungnahme",)),  # numbered headings under the larger title
+        ("2", "Bewertung", ("Entwurf einer Stellungnahme",)),
     ]
     assert DRAFT_SENTENCE in doc.text
     assert "Die Unterlagen wurden vollständig geprüft.\nOffene Punkte sind unten aufgeführt." in doc.text
@@ -139,6 +139,24 @@ def test_markdown_headings_fences_and_escapes(tmp_path: Path) -> None:
     assert "# kein Heading\nzweite Zeile **fett**" in doc.text
     assert "```\n# kein Heading im Code\n```" in doc.text
     assert "title:" not in doc.text
+    assert_offsets_hold(doc)
+
+
+def test_markdown_numbered_headings_nest_under_the_title_and_by_their_numbers(tmp_path: Path) -> None:
+    path = tmp_path / "guide.md"
+    path.write_text(
+        "# Field guide\n\nHow to measure.\n\n## 1 Scope\n\nWhat it covers.\n\n### 1.1 Terms\n\nDose.\n\n"
+        "## 2 Use\n\nWeekly.\n\n## Notes\n\nAn unnumbered heading beside the numbered ones.\n",
+        encoding="utf-8",
+    )
+    doc = parse_document(path)
+    assert [(s.label, s.heading, s.path) for s in doc.sections] == [
+        (None, "Field guide", ()),
+        ("1", "Scope", ("Field guide",)),
+        ("1.1", "Terms", ("Field guide", "1 Scope")),
+        ("2", "Use", ("Field guide",)),
+        (None, "Notes", ("Field guide",)),
+    ]
     assert_offsets_hold(doc)
 
 
