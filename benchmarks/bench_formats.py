@@ -172,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"machine: {machine_info()}")
     settings = bench_settings(Path("unused"))
-    # formats-2: the copies as format_copies writes them since a Markdown heading is kept on one line
+    # formats-2: Markdown copies with one-line headings; text formats chunked with page breaks as paragraphs
     key = fingerprint("formats-2", settings.ingestion.model_dump(), settings.embeddings.model_dump(
         exclude={"threads", "batch_size"}))  # fmt: skip
     root = args.data_dir or bench_root() / f"formats-{key}"
