@@ -86,7 +86,8 @@ def test_other_formats_are_uploaded_ingested_listed_and_served(api: str, tmp_pat
     pages = httpx.get(f"{api}/api/collections/akte/documents/Entwurf.docx/pages").json()
     assert len(pages) == 1 and DRAFT_SENTENCE in pages[0]["text"]
     sections = [(s["label"], s["heading"], s["path"]) for s in pages[0]["sections"]]
-    assert ("1", "Anlass", []) in sections and ("2", "Bewertung", []) in sections
+    title = ["Entwurf einer Stellungnahme"]  # the heading path the viewer shows: under the title
+    assert ("1", "Anlass", title) in sections and ("2", "Bewertung", title) in sections
     anlass = next(s for s in pages[0]["sections"] if s["label"] == "1")
     assert pages[0]["text"][anlass["start"] : anlass["end"]].startswith("1 Anlass")
 

@@ -21,7 +21,7 @@ from fixtures.format_files import (
 )
 from rabbithole.core.config import IngestionSettings
 from rabbithole.core.errors import InvalidRequestError
-from rabbithole.core.models import ParsedDocument
+from rabbithole.core.models import PageText, ParsedDocument
 from rabbithole.devtools.format_copies import write_copy
 from rabbithole.ingestion.discovery import discover
 from rabbithole.ingestion.errors import (
@@ -33,6 +33,7 @@ from rabbithole.ingestion.errors import (
 )
 from rabbithole.ingestion.formats import format_of, supported_suffixes
 from rabbithole.ingestion.parser import AutoParser, parse_document
+from rabbithole.ingestion.structure import detect_structure
 
 
 def squeezed(text: str) -> str:
@@ -71,6 +72,36 @@ def test_a_copy_of_a_law_keeps_the_pdfs_text_sections_and_abbreviation(
     assert section_7.path == next(s for s in atg.sections if s.label == "§ 7").path
 
 
+WRAPPED_DIVISIONS = (
+    "Gesetz über Prüfungen (PrüfG)\n\n"
+    "Kapitel 2 - Vorabkontrolle bei radioaktiven Stoffen oder\nionisierender Strahlung\n\n"
+    "Abschnitt 1 - Errichtung von Anlagen zur Erzeugung ionisierender\nStrahlung\n\n"
+    "§ 10 Genehmigungsbedürftige Errichtung\n\n(1) Wer eine Anlage errichtet, bedarf der Genehmigung.\n\n"
+    "§ 11 Voraussetzungen\n\n(1) Die Genehmigung nach § 10 ist zu erteilen, wenn die Anlage sicher ist.\n"
+)
+
+
+@pytest.mark.parametrize("suffix", [".docx", ".html", ".md"])
+def test_a_copy_keeps_division_headings_printed_over_two_lines(suffix: str, tmp_path: Path) -> None:
+    """A PDF prints a long Kapitel heading over two lines; in the copy it stays one heading (a Markdown
+    heading is one line: its second line was read as body text, and the Kapitel became a section)."""
+    structure = detect_structure(WRAPPED_DIVISIONS)
+    law = ParsedDocument(
+        "PrüfG.pdf",
+        [PageText(1, WRAPPED_DIVISIONS, 0)],
+        "Gesetz über Prüfungen (PrüfG)",
+        "PrüfG",
+        structure.sections,
+        is_legal=structure.is_legal,
+    )
+    copy = parse_document(write_copy(law, tmp_path / f"PrüfG{suffix}"))
+    assert [(s.label, s.heading, s.path) for s in copy.sections] == [
+        (s.label, s.heading, s.path) for s in law.sections
+    ]
+    assert [s.label for s in copy.sections] == [None, "§ 10", "§ 11"]
+    assert squeezed(copy.text) == squeezed(law.text)
+
+
 def test_pages_are_parts_of_the_text_cut_at_blocks(atg: ParsedDocument, tmp_path: Path) -> None:
     settings = IngestionSettings(text_page_chars=2000)
     copy = AutoParser(settings).parse(write_copy(atg, tmp_path / "AtG.md"))
@@ -87,8 +118,8 @@ def test_a_word_draft_has_headings_a_table_and_line_breaks(tmp_path: Path) -> No
     doc = parse_document(write_draft(tmp_path / "Entwurf.docx"))
     assert doc.title == "Entwurf einer Stellungnahme"
     assert [(s.label, s.heading, s.path) for s in doc.sections] == [
-        ("1", "Anlass", ()),  # numbered headings nest by their numbers (structure.py), beside the title
-        ("2", "Bewertung", ()),
+        ("1", "Anlass", ("Entwurf einer Stellungnahme",)),  # numbered headings under the larger title
+        ("2", "Bewertung", ("Entwurf einer Stellungnahme",)),
     ]
     assert DRAFT_SENTENCE in doc.text
     assert "Die Unterlagen wurden vollständig geprüft.\nOffene Punkte sind unten aufgeführt." in doc.text
@@ -139,6 +170,24 @@ def test_markdown_headings_fences_and_escapes(tmp_path: Path) -> None:
     assert "# kein Heading\nzweite Zeile **fett**" in doc.text
     assert "```\n# kein Heading im Code\n```" in doc.text
     assert "title:" not in doc.text
+    assert_offsets_hold(doc)
+
+
+def test_markdown_numbered_headings_nest_under_the_title_and_by_their_numbers(tmp_path: Path) -> None:
+    path = tmp_path / "guide.md"
+    path.write_text(
+        "# Field guide\n\nHow to measure.\n\n## 1 Scope\n\nWhat it covers.\n\n### 1.1 Terms\n\nDose.\n\n"
+        "## 2 Use\n\nWeekly.\n\n## Notes\n\nAn unnumbered heading beside the numbered ones.\n",
+        encoding="utf-8",
+    )
+    doc = parse_document(path)
+    assert [(s.label, s.heading, s.path) for s in doc.sections] == [
+        (None, "Field guide", ()),
+        ("1", "Scope", ("Field guide",)),
+        ("1.1", "Terms", ("Field guide", "1 Scope")),
+        ("2", "Use", ("Field guide",)),
+        (None, "Notes", ("Field guide",)),
+    ]
     assert_offsets_hold(doc)
 
 

@@ -165,3 +165,22 @@ def test_without_sections_the_text_is_chunked_by_paragraphs() -> None:
 
 def test_empty_document_has_no_chunks() -> None:
     assert chunk_document(make_doc(["", "  "]), "laws", settings()) == []
+
+
+def test_a_text_documents_pages_do_not_move_its_chunk_ends() -> None:
+    """DOCX, HTML, Markdown and text are cut into pages at block ends: the page break stands where a blank
+    line stood, so it is a paragraph break for chunking, and the chunks are those of the text on one page
+    (a PDF's page break stays a line break: its pages often end mid-sentence)."""
+    from rabbithole.ingestion.text_document import Block, build_document
+
+    blocks = [Block("§ 1 Pflichten", heading=3)]
+    blocks += [Block(f"({n}) " + SENTENCE * (1 + n % 3)) for n in range(1, 13)]
+    blocks += [Block("§ 2 Ausnahmen", heading=3), Block("(1) " + SENTENCE)]
+    one_page = build_document("TestG.md", blocks, page_chars=1_000_000, max_pages=10)
+    paged = build_document("TestG.md", blocks, page_chars=1, max_pages=100)  # a page per block
+    assert len(one_page.pages) == 1 and len(paged.pages) == len(blocks)
+
+    def texts(doc: ParsedDocument) -> list[str]:
+        return [re.sub(r"\s+", " ", c.text) for c in chunk_document(doc, "c", settings(700, 100))]
+
+    assert texts(paged) == texts(one_page)

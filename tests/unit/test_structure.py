@@ -205,11 +205,11 @@ def test_numbered_headings_in_a_generated_report_pdf(tmp_path: Path) -> None:
     assert not doc.is_legal
     assert [(s.label, s.heading, s.path) for s in doc.sections] == [
         (None, REPORT_TITLE, ()),
-        ("1", "Introduction", ()),
-        ("2", "Methods", ()),
-        ("2.1", "Sampling", ("2 Methods",)),
-        ("2.2", "Measurement", ("2 Methods",)),
-        ("3", "Results", ()),
+        ("1", "Introduction", (REPORT_TITLE,)),  # under the larger title, by font size
+        ("2", "Methods", (REPORT_TITLE,)),
+        ("2.1", "Sampling", (REPORT_TITLE, "2 Methods")),
+        ("2.2", "Measurement", (REPORT_TITLE, "2 Methods")),
+        ("3", "Results", (REPORT_TITLE,)),
     ]
     measurement = next(s for s in doc.sections if s.label == "2.2")
     # the bold sentence inside 2.2 is emphasis, not a heading

@@ -56,6 +56,9 @@ class ParsedDocument:
     sections: list[SectionSpan] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     is_legal: bool = False  # § structure detected
+    #: pages cut at paragraph ends (DOCX, HTML, Markdown, text: at blocks), so a page break is a paragraph
+    #: break for chunking; a PDF's page break is a line break only (its pages often end mid-sentence)
+    page_breaks_end_paragraphs: bool = False
 
     PAGE_SEPARATOR = "\n\f"
 

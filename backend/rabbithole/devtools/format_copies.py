@@ -120,8 +120,8 @@ def _html(parsed: ParsedDocument, blocks: list[CopyBlock]) -> str:
 def _markdown(blocks: list[CopyBlock]) -> str:
     out: list[str] = []
     for block in blocks:
-        if block.heading:
-            out.append(f"{'#' * block.heading} {block.text}")
+        if block.heading:  # a Markdown heading is one line: a heading printed over two is joined
+            out.append(f"{'#' * block.heading} {_SPACES.sub(' ', block.text)}")
         else:
             # a body line Markdown would read as a heading ("## Tabelle" in a law's text) is escaped
             out.append(re.sub(r"(?m)^#", r"\\#", block.text))

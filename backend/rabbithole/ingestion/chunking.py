@@ -25,8 +25,11 @@ TAIL_SHARE = 0.25
 #: a break point is looked for in the last (1 - MIN_FILL) of the window; earlier breaks make chunks too small
 MIN_FILL = 0.5
 
-# A blank line; a page break ("\n\f") is only a line break: pages often end mid-sentence.
+# A blank line; a page break ("\n\f") is only a line break: a PDF's pages often end mid-sentence. In a
+# document whose pages end at paragraphs (ParsedDocument.page_breaks_end_paragraphs: DOCX, HTML, Markdown,
+# text, cut into pages at blocks) the page break stands where a blank line stood, and is one.
 _PARAGRAPH = re.compile(r"\n[ \t]*\n")
+_PARAGRAPH_OR_PAGE = re.compile(r"\n[ \t]*\n|\n\f")
 _LINE_BEFORE_ITEM = re.compile(r"\n(?=[ \t]*(?:\(\d+[a-z]?\)|\d{1,3}[a-z]?\.|[a-z]{1,3}\))\s)")
 # Sentence end: . ! ? ; then whitespace, then an uppercase letter, a digit, "(" or an opening quote.
 _SENTENCE = re.compile(r"(?<=[.!?;])([\"”“)]?)\s+(?=[A-ZÄÖÜ0-9(„\"])")
@@ -62,9 +65,10 @@ def chunk_document(doc: ParsedDocument, collection: str, settings: IngestionSett
             return 1
         return page_numbers[max(0, bisect.bisect_right(page_starts, offset) - 1)]
 
+    paragraphs = _PARAGRAPH_OR_PAGE if doc.page_breaks_end_paragraphs else _PARAGRAPH
     chunks: list[Chunk] = []
     for region in _regions(text, doc.sections):
-        for start, end in split_span(text, region.start, region.end, size, overlap):
+        for start, end in split_span(text, region.start, region.end, size, overlap, paragraphs):
             piece = text[start:end]
             ordinal = len(chunks)
             span = region.section
@@ -107,9 +111,12 @@ def _regions(text: str, sections: list[SectionSpan]) -> Iterator[_Region]:
             last = end
 
 
-def split_span(text: str, start: int, end: int, size: int, overlap: int) -> list[tuple[int, int]]:
+def split_span(
+    text: str, start: int, end: int, size: int, overlap: int, paragraphs: re.Pattern[str] = _PARAGRAPH
+) -> list[tuple[int, int]]:
     """[start, end) cut into pieces of at most `size` characters (1 + TAIL_SHARE times for a merged tail),
-    each trimmed of surrounding whitespace, consecutive pieces overlapping by at most `overlap`."""
+    each trimmed of surrounding whitespace, consecutive pieces overlapping by at most `overlap`;
+    ``paragraphs``: what a paragraph break is (a blank line; or a page break too)."""
     start, end = trim_span(text, start, end)
     if end <= start:
         return []
@@ -120,7 +127,7 @@ def split_span(text: str, start: int, end: int, size: int, overlap: int) -> list
         if end - pos <= size:
             pieces.append((pos, end))
             break
-        cut = _best_break(text, pos, pos + size)
+        cut = _best_break(text, pos, pos + size, paragraphs)
         if end - cut < min_tail and end - pos <= size + min_tail:
             pieces.append((pos, end))  # a tiny tail: keep it with this piece
             break
@@ -136,7 +143,7 @@ def split_span(text: str, start: int, end: int, size: int, overlap: int) -> list
     return pieces
 
 
-def _best_break(text: str, pos: int, limit: int) -> int:
+def _best_break(text: str, pos: int, limit: int, paragraphs: re.Pattern[str] = _PARAGRAPH) -> int:
     """Where to end a piece that starts at `pos` and may not extend past `limit`: the last paragraph break
     in the second half of the window, else the last sentence end, else the last line break, else the last
     space. Never inside a word (a word longer than the window is kept whole)."""
@@ -146,7 +153,7 @@ def _best_break(text: str, pos: int, limit: int) -> int:
     extended = text[low : limit + 1]
 
     best = -1
-    for match in _PARAGRAPH.finditer(extended):
+    for match in paragraphs.finditer(extended):
         if match.start() <= len(window):
             best = match.start()
     if best < 0:

@@ -242,7 +242,7 @@ def _legal_spans(text: str, headings: list[_Heading], body: float) -> list[Secti
 def _generic_spans(text: str, headings: list[_Heading], body: float) -> list[SectionSpan]:
     unnumbered_sizes = sorted({round(h.size * 2) / 2 for h in headings if h.kind != "numbered"}, reverse=True)
     spans: list[SectionSpan] = []
-    stack: list[tuple[int, str]] = []
+    stack: list[tuple[int, _Heading]] = []
     for i, h in enumerate(headings):
         limit = headings[i + 1].start if i + 1 < len(headings) else len(text)
         end = _content_end(text, h.start, limit)
@@ -252,14 +252,25 @@ def _generic_spans(text: str, headings: list[_Heading], body: float) -> list[Sec
             level = unnumbered_sizes.index(round(h.size * 2) / 2) + 1
         else:
             level = 1
-        while stack and stack[-1][0] >= level:
+        while stack and not _nests_under(h, level, *stack[-1]):
             stack.pop()
-        path = tuple(full for _, full in stack)
-        stack.append((level, h.full))
+        path = tuple(outer.full for _, outer in stack)
+        stack.append((level, h))
         if text[h.end : limit].strip():
             label = h.label if h.kind in ("numbered", "section", "annex", "container") else None
             spans.append(SectionSpan(label, h.title, path, h.start, end, len(path)))
     return spans
+
+
+def _nests_under(heading: _Heading, level: int, outer_level: int, outer: _Heading) -> bool:
+    """Whether ``heading`` (at ``level``) belongs under ``outer``: a numbered heading under a numbered one by
+    their numbers' depth ("2.1" under "2"); otherwise by font size where both have one (a numbered heading
+    under a larger unnumbered title, an unnumbered one under a larger numbered heading), else by level."""
+    if heading.kind == "numbered" and outer.kind == "numbered":
+        return outer_level < level
+    if heading.size > 0 and outer.size > 0:
+        return round(outer.size * 2) / 2 > round(heading.size * 2) / 2
+    return outer_level < level
 
 
 def detect_structure(text: str, lines: Sequence[TextLine] | None = None) -> Structure:

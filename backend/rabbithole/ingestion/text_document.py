@@ -10,7 +10,9 @@ characters (3000 by default), each page ending at a block's end: a new page star
 the page holds that many characters, or before a heading once it holds half of them (so a page tends to
 begin at a heading). A block is never split, so a page can be longer than the setting. Pages are joined by
 ParsedDocument.PAGE_SEPARATOR, as a PDF's, and each records its offset: a citation "p. 3" and the viewer's
-page turning work as for a PDF.
+page turning work as for a PDF. The separator stands where a blank line between two blocks stood, so the
+chunker takes it as a paragraph break (``page_breaks_end_paragraphs``): the chunks are those of the text
+on one page, as a PDF's pages do not move its chunks either.
 
 Structure: the headings are given to structure.detect_structure as lines with a font size by level (and
 bold where the reader saw a bold paragraph), so the same rules as for a PDF's fonts apply: § headings make a
@@ -108,6 +110,7 @@ def build_document(
         sections=structure.sections,
         warnings=list(warnings),
         is_legal=is_legal,
+        page_breaks_end_paragraphs=True,  # each page ends at a block's end
     )
 
 

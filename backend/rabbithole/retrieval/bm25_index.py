@@ -40,7 +40,8 @@ from rabbithole.retrieval.tokenizer import (
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION = "2"  # 2: headings per row (heading matches in fusion)
+#: 2: headings per row (heading matches in fusion); 3: every chunk indexed with its section label and heading
+FORMAT_VERSION = "3"
 
 IntArray = npt.NDArray[np.int32]
 FloatArray = npt.NDArray[np.float32]

@@ -20,13 +20,15 @@ _LANGUAGE_SAMPLE = 3000
 
 
 def bm25_text(chunk: Chunk) -> str:
-    """What BM25 indexes for a chunk: the document's name (so "AtG" in a query favours AtG.pdf), then the
-    section label and heading unless the text already starts with them, then the text."""
-    head = [_document_label(chunk.document)]
-    heading = chunk.heading[:80]
-    if (chunk.section or heading) and not (heading and heading in chunk.text[:400]):
-        head.extend(part for part in (chunk.section or "", chunk.heading) if part)
-    return " ".join(head) + "\n" + chunk.text
+    """What BM25 indexes for a chunk: the document's name (so "AtG" in a query favours AtG.pdf), its section
+    label and heading (the context the embedder is given too), then the text.
+
+    Every chunk gets them, also the opening chunk whose text starts with the heading (its heading words
+    count twice there): whether the text "already holds" the heading cannot be told from its layout alone (a
+    PDF wraps a long heading over two lines, its DOCX or Markdown copy does not), and a rule that looked
+    for it ranked the same passage differently in a PDF and in its copy (issue 28)."""
+    head = (_document_label(chunk.document), chunk.section or "", chunk.heading)
+    return " ".join(part for part in head if part) + "\n" + chunk.text
 
 
 @functools.lru_cache(maxsize=65536)
