@@ -42,3 +42,14 @@ def test_a_sentence_of_three_lines_opening_with_an_annex_number_is_not_a_heading
         "zwar vor Beginn der Tätigkeit.\n\nText."
     )
     assert labels(text) == ["§ 1", "§ 2"]
+
+
+def test_numbered_list_items_of_a_statute_read_without_fonts_stay_in_their_section() -> None:
+    text = (
+        "§ 1 Anwendungsbereich\n\n(1) Diese Verordnung gilt für Anlagen.\n\n"
+        "(2) Für folgende Anlagen gelten die §§ 6 bis 8:\n\n1. Aufbewahrungen nach § 6 des Atomgesetzes,\n\n"
+        "2. Anlagen in Stilllegung\n\n3. Bewertungszeitraum\n\n§ 2 Begriffsbestimmungen\n\nText."
+    )
+    sections = detect_structure(text).sections
+    assert [s.label for s in sections] == ["§ 1", "§ 2"]
+    assert text[sections[0].start : sections[0].end].endswith("3. Bewertungszeitraum")

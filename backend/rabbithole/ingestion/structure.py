@@ -282,11 +282,12 @@ def detect_structure(text: str, lines: Sequence[TextLine] | None = None) -> Stru
     legal = sum(1 for h in headings if h.kind == "section") >= 2
     if legal:
         # In a statute only §/Art, annexes, Teil/Kapitel/Abschnitt and larger-than-body headings structure the
-        # text; bold body-size lines (table cells, emphasis) do not.
+        # text; bold body-size lines (table cells, emphasis) do not, nor do numbered lines judged by their text
+        # alone (OCR, plain text): there "1. Aufbewahrungen nach § 6 ..." is a list item of its section.
         headings = [
             h
             for h in headings
-            if h.kind in ("section", "annex", "container") or body == 0.0 or h.size >= body * 1.12
+            if h.kind in ("section", "annex", "container") or (h.size > 0 and h.size >= body * 1.12)
         ]
         spans = _legal_spans(text, headings, body)
     else:
