@@ -195,6 +195,13 @@ def test_the_installed_ocr_languages_are_shown_to_every_account(accounts_world: 
             assert "eng" in answer.json()["installed"]
 
 
+def test_a_collection_says_whether_the_account_may_change_it(accounts_world: AccountsWorld) -> None:
+    """The web app shows the settings' form to those who may use it: the owner, an editor, an admin."""
+    for who, may in (("alice", True), ("eddie", True), ("rita", False), ("adam", True)):
+        answer = _answer(accounts_world, who, READ_ROUTES["collection"])
+        assert answer.json()["may_write"] is may, who
+
+
 def test_every_api_route_is_in_the_matrix(accounts_world: AccountsWorld) -> None:
     """Every path of the API is tried by a test of this module (a route added later fails this until it
     is): the read routes above, the write cases, and the routes with tests of their own."""

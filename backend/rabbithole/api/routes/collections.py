@@ -9,7 +9,7 @@ from fastapi import APIRouter, Response
 from pydantic import AwareDatetime, BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
-from rabbithole.api.access import AccessDep
+from rabbithole.api.access import Access, AccessDep
 from rabbithole.api.deps import JobsDep, ServicesDep
 from rabbithole.api.errors import responses
 from rabbithole.api.jobs import IngestJob
@@ -119,6 +119,10 @@ class CollectionDetail(CollectionOut):
         description="The documents OCR read in other languages than ocr_languages (or in languages not "
         "recorded): POST /api/collections/{name}/ocr/reread reads them again."
     )
+    may_write: bool = Field(
+        description="Whether this request may change the collection (upload and delete documents, change its "
+        "settings, read documents again): editors and owners in accounts mode, everyone otherwise."
+    )
     vector_index_damage: str | None = Field(
         None,
         description="Why the collection's vector index was found damaged (its searches fail until "
@@ -135,20 +139,22 @@ def list_collections(services: ServicesDep, access: AccessDep) -> list[Collectio
 
 
 @router.get("/collections/{name}", responses=responses(404))
-def get_collection(name: str, services: ServicesDep) -> CollectionDetail:
-    return collection_detail(services, name)
+def get_collection(name: str, services: ServicesDep, access: AccessDep) -> CollectionDetail:
+    return collection_detail(services, name, access)
 
 
 @router.patch("/collections/{name}", responses=responses(404, 422))
-async def change_collection(name: str, body: CollectionSettings, services: ServicesDep) -> CollectionDetail:
+async def change_collection(
+    name: str, body: CollectionSettings, services: ServicesDep, access: AccessDep
+) -> CollectionDetail:
     """Change the collection's settings: the OCR languages its scans are read in from now on (422 naming
     a code Tesseract cannot read here, and the installed ones). Documents read before keep their text:
     the answer's ocr_read_otherwise lists them, POST .../ocr/reread reads them again. Editors and owners."""
     await run_in_threadpool(services.set_ocr_languages, name, body.ocr_languages)
-    return await run_in_threadpool(collection_detail, services, name)
+    return await run_in_threadpool(collection_detail, services, name, access)
 
 
-def collection_detail(services: Services, name: str) -> CollectionDetail:
+def collection_detail(services: Services, name: str, access: Access) -> CollectionDetail:
     c = services.catalog.require_collection(name)
     listed = collection_out(c, services.settings.ingestion.ocr)
     ocr = collection_ocr(services.catalog, services.settings.ingestion.ocr, name)
@@ -156,6 +162,7 @@ def collection_detail(services: Services, name: str) -> CollectionDetail:
     return CollectionDetail(
         **listed.model_dump(),
         ocr_read_otherwise=sorted(ocr.read_otherwise),
+        may_write=access.allows(name, "write"),
         document_list=[document_out(d, ocr.read_by_ocr.get(d.file_name, ())) for d in documents],
         problems=[
             ProblemOut(file_name=p.file_name, severity=p.severity, reason=p.reason)
