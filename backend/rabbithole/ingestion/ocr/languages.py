@@ -9,7 +9,6 @@ scans are read in (its own, or the server's default ``ingestion.ocr.languages``)
 
 from __future__ import annotations
 
-import functools
 import re
 import shutil
 import subprocess
@@ -34,12 +33,9 @@ class OcrLanguageError(InvalidRequestError):
 
 
 def installed_languages() -> tuple[str, ...] | None:
-    """The languages Tesseract has data for here, sorted; None when Tesseract is not installed."""
-    return _installed(shutil.which("tesseract"))
-
-
-@functools.lru_cache(maxsize=4)
-def _installed(binary: str | None) -> tuple[str, ...] | None:
+    """The languages Tesseract has data for here, sorted; None when Tesseract is not installed. Asked each
+    time (a few milliseconds): data installed while the server runs counts at once."""
+    binary = shutil.which("tesseract")
     if binary is None:
         return None
     try:
