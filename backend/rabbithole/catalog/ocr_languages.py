@@ -8,7 +8,7 @@ import json
 import re
 from collections.abc import Sequence
 
-from sqlalchemy import select, update
+from sqlalchemy import exists, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from rabbithole.catalog.tables import CollectionRow, DocumentRow, PageRow
@@ -56,7 +56,8 @@ class OcrLanguageRecords:
                 select(DocumentRow.file_name, DocumentRow.ocr_languages, DocumentRow.warnings_json)
                 .where(
                     DocumentRow.collection_name == collection,
-                    DocumentRow.id.in_(select(PageRow.document_id).where(PageRow.source == "ocr")),
+                    # per document, on the pages' key (document_id, number): no scan of every page
+                    exists().where(PageRow.document_id == DocumentRow.id, PageRow.source == "ocr"),
                 )
                 .order_by(DocumentRow.file_name)
             ).all()
