@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -283,13 +283,16 @@ class Services:
         return saver
 
     def ingestion_pipeline(self) -> IngestionPipeline:
+        from rabbithole.ingestion.ocr.languages import reading_in
         from rabbithole.ingestion.parser import AutoParser
         from rabbithole.ingestion.pipeline import IngestionPipeline
 
+        settings = self.settings.ingestion
         return IngestionPipeline(
-            settings=self.settings.ingestion,
+            settings=settings,
             catalog=self.catalog,
-            parser=AutoParser(self.settings.ingestion),
+            parser=AutoParser(settings),
+            parser_in=lambda languages: AutoParser(reading_in(settings, languages)),
             embedder_factory=self.ingestion_embedder,
             release_embedder=self.release_ingestion_embedder,
             write_lock=self.collection_writes.hold,
@@ -375,15 +378,32 @@ class Services:
 
         return self._once("uploads", lambda: UploadFolder(self.settings.storage.uploads_dir))
 
-    def create_collection(self, name: str) -> CollectionInfo:
-        """An empty collection for the configured embedding model; CollectionExistsError if there is one."""
+    def create_collection(self, name: str, ocr_languages: Sequence[str] = ()) -> CollectionInfo:
+        """An empty collection for the configured embedding model, reading its scans in ``ocr_languages``
+        (() = the server's default); CollectionExistsError if there is one, OcrLanguageError for languages
+        Tesseract cannot read here."""
         from rabbithole.ingestion.discovery import validate_collection_name
+        from rabbithole.ingestion.ocr.languages import check_languages
 
         name = validate_collection_name(name)
+        languages = check_languages(ocr_languages)
         if self.catalog.collection(name) is not None:
             raise CollectionExistsError(name)
         self.store.open(name, self.embedder, create=True)
-        return self.catalog.ensure_collection(name, self.embedder.model_id, self.embedder.dim)
+        self.catalog.ensure_collection(name, self.embedder.model_id, self.embedder.dim)
+        if languages:
+            self.catalog.set_ocr_languages(name, languages)
+        return self.catalog.require_collection(name)
+
+    def set_ocr_languages(self, name: str, ocr_languages: Sequence[str]) -> CollectionInfo:
+        """The languages the collection's scans are read in from now on (() = the server's default);
+        OcrLanguageError for languages Tesseract cannot read here. Documents read before keep their text
+        until they are read again (ingestion/ocr/collection_ocr.py)."""
+        from rabbithole.ingestion.ocr.languages import check_languages
+
+        self.catalog.require_collection(name)
+        self.catalog.set_ocr_languages(name, check_languages(ocr_languages))
+        return self.catalog.require_collection(name)
 
     def delete_collection(self, name: str) -> None:
         """Its vectors, documents, pages, chunks, problems and registry (the user's PDFs stay)."""

@@ -158,6 +158,10 @@ def write_cases(world: AccountsWorld) -> list[WriteCase]:
     answer = {"json": {"answer": "yes"}}
     return [
         ("PUT", f"{laws}/registry", put, (200, 200, 403, 404, 200, 401, 401, 401)),
+        # OCR languages Tesseract has no data for: refused after the permission check, nothing changes
+        ("PATCH", laws, {"json": {"ocr_languages": ["fra"]}}, (422, 422, 403, 404, 422, 401, 401, 401)),
+        # no document of the collection was read by OCR: nothing to read again
+        ("POST", f"{laws}/ocr/reread", {}, (409, 409, 403, 404, 409, 401, 401, 401)),
         ("POST", f"{laws}/documents", upload, (422, 422, 403, 404, 422, 401, 401, 401)),
         ("DELETE", f"{laws}/documents/x.pdf", {}, (404, 404, 403, 404, 404, 401, 401, 401)),
         ("POST", f"{laws}/rebuild", {}, (None, 403, 403, 404, None, 401, 401, 401)),
@@ -182,6 +186,22 @@ def test_writes_need_the_role(accounts_world: AccountsWorld) -> None:
                 _no_trace_of_laws(accounts_world, answer.content, path)
 
 
+def test_the_installed_ocr_languages_are_shown_to_every_account(accounts_world: AccountsWorld) -> None:
+    """No collection's: every signed-in account may ask (a non-member too), no one else."""
+    for who, expected in zip(WHO, (200, 200, 200, 200, 200, 401, 401, 401), strict=True):
+        answer = _answer(accounts_world, who, _get("/api/ocr/languages"))
+        assert answer.status_code == expected, (who, answer.text[:300])
+        if expected == 200:
+            assert "eng" in answer.json()["installed"]
+
+
+def test_a_collection_says_whether_the_account_may_change_it(accounts_world: AccountsWorld) -> None:
+    """The web app shows the settings' form to those who may use it: the owner, an editor, an admin."""
+    for who, may in (("alice", True), ("eddie", True), ("rita", False), ("adam", True)):
+        answer = _answer(accounts_world, who, READ_ROUTES["collection"])
+        assert answer.json()["may_write"] is may, who
+
+
 def test_every_api_route_is_in_the_matrix(accounts_world: AccountsWorld) -> None:
     """Every path of the API is tried by a test of this module (a route added later fails this until it
     is): the read routes above, the write cases, and the routes with tests of their own."""
@@ -189,6 +209,7 @@ def test_every_api_route_is_in_the_matrix(accounts_world: AccountsWorld) -> None
     tried |= {path for _, path, _, _ in write_cases(accounts_world)}
     tried |= {f"/api/runs/{accounts_world.run_id}/events", f"/api/jobs/{accounts_world.job_id}/events"}
     tried |= {"/api/runs/events", "/api/collections", "/api/session", "/health", "/api/runs"}
+    tried |= {"/api/ocr/languages"}
     templates = create_app(accounts_world.settings).openapi()["paths"]
     untried = [t for t in templates if not any(re.fullmatch(_pattern(t), path) for path in tried)]
     assert untried == []

@@ -37,11 +37,12 @@ def test_collections_prints_what_its_help_promises(tmp_path: Path) -> None:
 
     shown = rabbithole(["collections", "--help"], env, timeout=60).stdout
     help_text = " ".join(shown.split())
-    assert "how many documents and chunks, the embedding model" in help_text
+    assert "how many documents and chunks, the embedding model, the OCR languages" in help_text
     assert "the files the last ingestion could not read, with the reason" in help_text
 
     listed = rabbithole(["collections"], env, timeout=60)
     assert listed.returncode == 0, listed.stderr
-    first, problem = listed.stdout.splitlines()
+    first, ocr, problem = listed.stdout.splitlines()
     assert re.fullmatch(r"contracts: 1 document, \d+ chunks \(use-multilingual-v3@\S+\)", first)
+    assert ocr == "  OCR in deu+eng (the server's default)"
     assert problem == "  error: notes.pdf: not a PDF despite the .pdf name: the content is plain text"

@@ -91,6 +91,14 @@ class Access:
                 f"only {wanted} of collection '{name}' may do that (you are a {role})"
             )
 
+    def allows(self, name: str, need: Need) -> bool:
+        """Whether the request may do what ``need`` says in collection ``name`` (it sees it, and its role
+        is enough)."""
+        if self.unrestricted:
+            return True
+        role = self.roles.get(name)
+        return role is not None and _RANK[role] >= _NEEDED[need]
+
     def visible(self, names: Iterable[str]) -> list[str]:
         """``names`` the request may see, in order."""
         return [n for n in names if self.sees_collection(n)]

@@ -25,7 +25,8 @@ from rabbithole.api.job_queue import CollectionQueues, ExclusiveWork, UploadWork
 from rabbithole.core.errors import NotFoundError, RabbitholeError
 from rabbithole.ingestion.job_models import FileState, IngestJob, JobFile
 from rabbithole.ingestion.job_store import JobStore
-from rabbithole.ingestion.reports import CollectionReport, IngestEvent
+from rabbithole.ingestion.ocr.collection_ocr import RereadPlan, reread_plan
+from rabbithole.ingestion.reports import CollectionReport, IngestEvent, merged
 from rabbithole.runs.leases import process_owner
 from rabbithole.services import Services
 
@@ -88,17 +89,16 @@ class JobRegistry:
         self, collection: str, root: Path, accepted: list[tuple[str, Path]], rejected: list[JobFile]
     ) -> IngestJob:
         """Register the job and ingest ``accepted`` (catalog name, stored path) in the collection's turn."""
-        job = await asyncio.to_thread(self._register_upload, collection, accepted, rejected)
+        names = [name for name, _ in accepted]
+        job = await asyncio.to_thread(self._register_upload, collection, names, rejected)
         if accepted:
             self._submit(collection, UploadWork(job.id, root, [path for _, path in accepted]))
         return await asyncio.to_thread(self.get, job.id)
 
-    def _register_upload(
-        self, collection: str, accepted: list[tuple[str, Path]], rejected: list[JobFile]
-    ) -> IngestJob:
-        files = [JobFile(file_name=name, status="pending") for name, _ in accepted] + rejected
+    def _register_upload(self, collection: str, accepted: list[str], rejected: list[JobFile]) -> IngestJob:
+        files = [JobFile(file_name=name, status="pending") for name in accepted] + rejected
         job = self._register(collection, files, total=len(accepted))
-        for name, _ in accepted:
+        for name in accepted:
             self._event(job.id, "queued", name)
         for file in rejected:
             self._event(job.id, "failed", file.file_name, file.reason)
@@ -138,6 +138,42 @@ class JobRegistry:
             self._event(job.id, "queued", name)
         return job
 
+    async def start_reread(self, collection: str) -> IngestJob:
+        """Read the collection's documents that OCR read in other languages again, from their originals, in
+        its languages now (as an upload's files: the same stages and events), in the collection's turn.
+        NothingToRereadError (409) when there is none; a document whose original is gone is listed as
+        failed with the reason."""
+        plan = await asyncio.to_thread(self._plan_reread, collection)
+        gone = [JobFile(file_name=n, status="rejected", reason=r) for n, r in plan.missing.items()]
+        accepted = plan.file_names
+        job = await asyncio.to_thread(self._register_upload, collection, accepted, gone)
+
+        def run() -> None:
+            owners = {name: [job.id] for name in accepted}
+            reports: list[CollectionReport] = []
+            try:
+                pipeline = self._services.ingestion_pipeline()
+                for root, paths in plan.by_root.items():
+                    progress = self._progress(owners)
+                    reports.append(pipeline.ingest_files(collection, root, paths, progress, reread=True))
+            except Exception as exc:
+                self._fail(job.id, exc)
+                return
+            self._settle(job.id, merged(collection, reports))
+
+        if accepted:
+            self._submit(collection, ExclusiveWork(job.id, run))
+        return await asyncio.to_thread(self.get, job.id)
+
+    def _plan_reread(self, collection: str) -> RereadPlan:
+        self._services.catalog.require_collection(collection)
+        return reread_plan(
+            self._services.catalog,
+            self._services.settings.ingestion.ocr,
+            collection,
+            self._services.uploads.find,
+        )
+
     async def wait_all(self) -> None:
         """Let running and waiting jobs finish (the lifespan's shutdown)."""
         while self._tasks:
@@ -168,6 +204,20 @@ class JobRegistry:
                 owners.setdefault(path.name, []).append(work.job_id)
                 paths[path] = None
 
+        root = uploads[0].root
+        try:
+            pipeline = self._services.ingestion_pipeline()
+            report = pipeline.ingest_files(collection, root, list(paths), self._progress(owners))
+        except Exception as exc:
+            for work in uploads:
+                self._fail(work.job_id, exc)
+            return
+        for work in uploads:
+            self._settle(work.job_id, report)
+
+    def _progress(self, owners: dict[str, list[str]]) -> Callable[[IngestEvent], None]:
+        """The ingestion's progress as the events of the jobs that own each file (by its catalog name)."""
+
         def progress(event: IngestEvent) -> None:
             name = event.file_name
             for job_id in owners.get(name, []):
@@ -184,16 +234,7 @@ class JobRegistry:
                         self._set_file(job_id, name, "failed", event.error)
                         self._event(job_id, "failed", name, event.error)
 
-        root = uploads[0].root
-        try:
-            pipeline = self._services.ingestion_pipeline()
-            report = pipeline.ingest_files(collection, root, list(paths), progress)
-        except Exception as exc:
-            for work in uploads:
-                self._fail(work.job_id, exc)
-            return
-        for work in uploads:
-            self._settle(work.job_id, report)
+        return progress
 
     def _settle(self, job_id: str, report: CollectionReport) -> None:
         """The job's files as the run left them: failed, ingested, or unchanged (the same content was

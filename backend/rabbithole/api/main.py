@@ -27,6 +27,7 @@ from rabbithole.api.routes import (
     documents,
     health,
     job_stream,
+    ocr_languages,
     page_images,
     references,
     search,
@@ -103,6 +104,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_error_handlers(app)
     app.include_router(health.router)
     app.include_router(collections.router, prefix="/api")
+    app.include_router(ocr_languages.router, prefix="/api")
     app.include_router(documents.router, prefix="/api")
     app.include_router(uploads.router, prefix="/api")
     app.include_router(page_images.router, prefix="/api")

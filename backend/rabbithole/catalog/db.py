@@ -173,6 +173,8 @@ ADDED_COLUMNS = (
     ("pages", "source", "VARCHAR NOT NULL DEFAULT 'text'"),
     ("pages", "ocr_confidence", "FLOAT"),
     ("pages", "words_json", "TEXT NOT NULL DEFAULT ''"),
+    ("collections", "ocr_languages", "VARCHAR NOT NULL DEFAULT ''"),
+    ("documents", "ocr_languages", "VARCHAR NOT NULL DEFAULT ''"),
 )
 
 

@@ -15,6 +15,7 @@ class CollectionInfo:
     documents: int
     chunks: int
     updated_at: datetime
+    ocr_languages: tuple[str, ...] = ()  # its own OCR languages; () = the server's ingestion.ocr.languages
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,7 @@ from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from rabbithole.catalog.db import ADDED_COLUMNS, create_engine_for, prepare_tables, shown_url
+from rabbithole.catalog.ocr_languages import OcrLanguageRecords, languages_of
 from rabbithole.catalog.records import CollectionInfo, DocumentInfo, IngestProblem
 from rabbithole.catalog.source_paths import decode_source
 from rabbithole.catalog.tables import (
@@ -26,7 +27,7 @@ from rabbithole.core.errors import CollectionNotFoundError, DocumentNotFoundErro
 from rabbithole.core.models import Chunk, PageText, ParsedDocument
 
 
-class Catalog:
+class Catalog(OcrLanguageRecords):
     def __init__(self, path: Path, busy_timeout_ms: int = 30_000, *, url: str = "") -> None:
         """The catalog in the SQLite file ``path``, or in the PostgreSQL database ``url``
         (``database.url``; its schema migrated first, see ``catalog/db.py``)."""
@@ -117,6 +118,7 @@ class Catalog:
             documents=int(documents or 0),
             chunks=int(chunks or 0),
             updated_at=row.updated_at,
+            ocr_languages=languages_of(row.ocr_languages or ""),
         )
 
     # -- documents ---------------------------------------------------------------------------------
@@ -174,9 +176,11 @@ class Catalog:
         *,
         language: str = "",
         source_path: str = "",
+        ocr_languages: str = "",
     ) -> None:
         """Insert or replace one document with its pages and chunks, atomically. ``source_path``: the file
-        it was read from (served as the document's PDF)."""
+        it was read from (served as the document's PDF); ``ocr_languages``: the languages ("deu+eng") its
+        pages read by OCR were read in."""
         with self._sessions.begin() as session:
             session.execute(
                 delete(DocumentRow).where(
@@ -195,6 +199,7 @@ class Catalog:
                 language=language,
                 warnings_json=json.dumps(parsed.warnings, ensure_ascii=False),
                 source_path=source_path,
+                ocr_languages=ocr_languages,
             )
             session.add(row)
             session.flush()

@@ -24,6 +24,8 @@ class CollectionRow(Base):
     embedding_dim: Mapped[int] = mapped_column(Integer)
     revision: Mapped[int] = mapped_column(Integer, default=0)
     registry_json: Mapped[str] = mapped_column(Text, default="{}")
+    # the Tesseract languages its scans are read in, as "deu+eng"; "" = the server's ingestion.ocr.languages
+    ocr_languages: Mapped[str] = mapped_column(String, default="")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
 
@@ -49,6 +51,9 @@ class DocumentRow(Base):
     warnings_json: Mapped[str] = mapped_column(Text, default="[]")
     # the file the ingesting process read (catalog/source_paths.py; never given by a client); "" = unknown
     source_path: Mapped[str] = mapped_column(Text, default="")
+    # the Tesseract languages its pages read by OCR were read in ("deu+eng"); "" = none read by OCR, or
+    # ingested before this was recorded (then its warnings say it: catalog/ocr_languages.py)
+    ocr_languages: Mapped[str] = mapped_column(String, default="")
     ingested_at: Mapped[datetime] = mapped_column(default=utcnow)
 
     collection: Mapped[CollectionRow] = relationship(back_populates="documents")

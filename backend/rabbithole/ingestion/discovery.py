@@ -27,13 +27,15 @@ class SkippedFile:
 @dataclass(frozen=True, slots=True)
 class CollectionSource:
     """Files of one collection. `complete` means the folder was scanned whole, so files missing from it
-    were removed by the user and leave the index too. `skipped`: links that are not followed."""
+    were removed by the user and leave the index too. `skipped`: links that are not followed. `reread`:
+    the files are read again even where their content is unchanged (new OCR languages)."""
 
     collection: str
     root: Path
     files: tuple[Path, ...]
     complete: bool
     skipped: tuple[SkippedFile, ...] = field(default=())
+    reread: bool = False
 
     def file_name(self, path: Path) -> str:
         """The name the file is known by: its path below the collection folder, always valid text."""

@@ -18,6 +18,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from rabbithole.catalog.ocr_languages import spec_of
 from rabbithole.catalog.records import IngestProblem
 from rabbithole.catalog.source_paths import encode_source
 from rabbithole.core.config import IngestionSettings
@@ -27,6 +28,7 @@ from rabbithole.ingestion.busy_clock import BusyClock
 from rabbithole.ingestion.chunking import chunk_document
 from rabbithole.ingestion.discovery import CollectionSource, content_hash, discover, validate_collection_name
 from rabbithole.ingestion.embedding_text import embedding_input, text_token_counts
+from rabbithole.ingestion.ocr.languages import effective_languages
 from rabbithole.ingestion.reports import CollectionReport, IngestEvent, IngestReport, source_problems
 from rabbithole.ingestion.vector_failures import VectorsNotWritten, not_removed, settle_not_written
 
@@ -65,6 +67,18 @@ class Parser(Protocol):
     def parse(self, path: Path, file_name: str) -> ParsedDocument: ...
 
 
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """How a run reads its collection's files: the parser, and the OCR languages it reads scans in."""
+
+    parser: Parser
+    ocr_languages: tuple[str, ...]
+
+    def ocr_spec(self, parsed: ParsedDocument) -> str:
+        """The languages ("deu+eng") the document's OCR pages were read in; "" when none was."""
+        return spec_of(self.ocr_languages) if any(p.source == "ocr" for p in parsed.pages) else ""
+
+
 class TokenCounter(Protocol):
     @property
     def model_key(self) -> str: ...
@@ -88,6 +102,7 @@ class IngestionPipeline:
         prepare_index: Callable[[str, list[Chunk]], object] | None = None,
         release_embedder: Callable[[Embedder], None] | None = None,
         write_lock: Callable[[str], AbstractContextManager[object]] | None = None,
+        parser_in: Callable[[tuple[str, ...]], Parser] | None = None,
     ) -> None:
         """``language_of``: the ISO 639-1 code of a document's text, recorded per document (the research
         run searches in the documents' language too). ``prepare_index(collection, chunks)``: given each
@@ -95,7 +110,9 @@ class IngestionPipeline:
         after the last file has less left to do. ``release_embedder``: given the embedder at the end of each
         run that made one (an embedding process is stopped there); the next run asks the factory again.
         ``write_lock(collection)``: held from the first write into a collection to the last (one writer per
-        collection, :mod:`rabbithole.store.write_locks`)."""
+        collection, :mod:`rabbithole.store.write_locks`). ``parser_in(languages)``: the parser that reads
+        scans in these OCR languages (a collection's own, or the default ``settings.ocr.languages``);
+        without it ``parser`` reads every collection."""
         self.settings = settings
         self.language_of = language_of
         self.catalog = catalog
@@ -112,6 +129,7 @@ class IngestionPipeline:
         self.prepare_index = prepare_index
         self.release_embedder = release_embedder
         self.write_lock = write_lock
+        self.parser_in = parser_in
 
     @cached_property
     def store(self) -> ChromaStore:
@@ -149,10 +167,13 @@ class IngestionPipeline:
         root: Path,
         files: Sequence[Path],
         progress: Callable[[IngestEvent], None] | None = None,
+        *,
+        reread: bool = False,
     ) -> CollectionReport:
         """Add or update these files of ``root`` in ``collection``, leaving its other documents alone
-        (an upload: the folder is not the whole collection)."""
-        source = CollectionSource(collection, root, tuple(files), complete=False)
+        (an upload: the folder is not the whole collection). ``reread``: read them even where their content
+        is unchanged (the collection's OCR languages changed since)."""
+        source = CollectionSource(collection, root, tuple(files), complete=False, reread=reread)
         try:
             return self._ingest_collection(source, False, progress)
         finally:
@@ -185,6 +206,7 @@ class IngestionPipeline:
     ) -> CollectionReport:
         report = CollectionReport(collection=name)
         existing = self.catalog.collection(name)
+        own_languages = existing.ocr_languages if existing is not None else ()
         if reindex:
             self.store.delete_collection(name)
             if existing is not None:
@@ -202,7 +224,7 @@ class IngestionPipeline:
             except OSError as exc:
                 report.problems.append(IngestProblem(file_name, "unreadable", str(exc), "error"))
                 continue
-            if known.get(file_name) == digest:
+            if known.get(file_name) == digest and not source.reread:
                 report.unchanged.append(file_name)
                 unchanged_sources[file_name] = encode_source(path)
             else:
@@ -212,6 +234,8 @@ class IngestionPipeline:
             if existing is not None and existing.embedding_model != self.embedder.model_id:
                 raise EmbeddingModelMismatchError(name, existing.embedding_model, self.embedder.model_id)
             self.catalog.ensure_collection(name, self.embedder.model_id, self.embedder.dim)
+            if reindex and own_languages:  # the collection's setting outlives its re-indexing
+                self.catalog.set_ocr_languages(name, own_languages)
 
         self.catalog.record_sources(name, unchanged_sources)  # the folder may have moved since
         total = len(source.files)
@@ -219,7 +243,7 @@ class IngestionPipeline:
             # Largest first: the run ends on small files, so the embedder's workers finish together and
             # the last file's write is short (a large file last kept one core idle for seconds).
             pending.sort(key=lambda item: (-item[3], item[1]))
-            self._ingest_files(name, pending, known, report, progress, total)
+            self._ingest_files(name, pending, known, report, progress, total, self._reading(own_languages))
 
         if source.complete and existing is not None:
             present = {source.file_name(p) for p in source.files}
@@ -254,6 +278,12 @@ class IngestionPipeline:
                 self._collection_changed(name)
         return report
 
+    def _reading(self, own_languages: tuple[str, ...]) -> Reading:
+        languages = effective_languages(own_languages, self.settings.ocr)
+        if self.parser_in is None:
+            return Reading(self.parser, languages)
+        return Reading(self.parser_in(languages), languages)
+
     def _collection_changed(self, name: str) -> None:
         """Prepare the search of the changed collection now (its BM25 index, the copy of its vectors). What
         was ingested is stored whatever happens here: a failure is logged, and the search builds what it
@@ -272,6 +302,7 @@ class IngestionPipeline:
         report: CollectionReport,
         progress: Callable[[IngestEvent], None] | None,
         total: int,
+        reading: Reading,
     ) -> None:
         """Four stages overlap: a reader thread parses and chunks the next files; this thread loads the
         embedder, then hands each file to the embedder (EMBED_AHEAD files at once, whose batches its
@@ -288,7 +319,7 @@ class IngestionPipeline:
             def prepare(path: Path, file_name: str) -> Prepared:
                 if progress:
                     progress(IngestEvent("parsing", collection, len(report.unchanged), total, file_name))
-                return self._prepare(collection, path, file_name)
+                return self._prepare(collection, path, file_name, reading.parser)
 
             def read_next() -> None:
                 item = next(upcoming, None)
@@ -329,6 +360,7 @@ class IngestionPipeline:
                             digest,
                             size,
                             path,
+                            reading.ocr_spec(parsed),
                             progress,
                             len(report.unchanged),
                             total,
@@ -425,9 +457,9 @@ class IngestionPipeline:
         if callable(load):
             load()
 
-    def _prepare(self, collection: str, path: Path, file_name: str) -> Prepared:
+    def _prepare(self, collection: str, path: Path, file_name: str, parser: Parser) -> Prepared:
         try:
-            parsed = self.parser.parse(path, file_name)
+            parsed = parser.parse(path, file_name)
         except IngestionError as exc:
             return IngestProblem(file_name, _kind(exc), str(exc), "error")
         except Exception as exc:  # a parser bug on one odd file must not stop the batch
@@ -445,6 +477,7 @@ class IngestionPipeline:
         digest: str,
         size: int,
         source: Path,
+        ocr_languages: str,
         progress: Callable[[IngestEvent], None] | None,
         done: int,
         total: int,
@@ -469,7 +502,14 @@ class IngestionPipeline:
             raise VectorsNotWritten(parsed.file_name, exc, len(parsed.pages), len(chunks)) from exc
         language = self.language_of(language_sample(chunks)) if self.language_of and chunks else ""
         self.catalog.replace_document(
-            collection, parsed, digest, size, chunks, language=language, source_path=encode_source(source)
+            collection,
+            parsed,
+            digest,
+            size,
+            chunks,
+            language=language,
+            source_path=encode_source(source),
+            ocr_languages=ocr_languages,
         )
         if progress:
             progress(IngestEvent("stored", collection, done, total, parsed.file_name))

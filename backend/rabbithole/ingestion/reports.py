@@ -45,6 +45,22 @@ class CollectionReport:
         return bool(self.added or self.updated or self.removed)
 
 
+def merged(collection: str, reports: list[CollectionReport]) -> CollectionReport:
+    """One report of several runs over parts of one collection (files of different folders)."""
+    out = CollectionReport(collection=collection)
+    for report in reports:
+        out.added += report.added
+        out.updated += report.updated
+        out.unchanged += report.unchanged
+        out.removed += report.removed
+        out.problems += report.problems
+        out.pages += report.pages
+        out.chunks += report.chunks
+        out.seconds += report.seconds
+        out.embed_seconds += report.embed_seconds
+    return out
+
+
 @dataclass(slots=True)
 class IngestReport:
     collections: list[CollectionReport] = field(default_factory=list)

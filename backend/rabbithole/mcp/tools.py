@@ -78,7 +78,8 @@ def register_tools(server: MCPServer, backend: McpBackend) -> None:
         with tool_errors():
             access = await backend.access(ctx)
             infos = await asyncio.to_thread(backend.services.catalog.list_collections)
-            return [collection_out(c) for c in infos if access.sees_collection(c.name)]
+            default = backend.services.settings.ingestion.ocr
+            return [collection_out(c, default) for c in infos if access.sees_collection(c.name)]
 
     @server.tool()
     async def search(

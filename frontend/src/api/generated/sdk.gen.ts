@@ -2,7 +2,7 @@
 
 import { type Client, formDataBodySerializer, type Options as Options2, type TDataShape } from './client';
 import { client } from './client.gen';
-import type { CancelRunData, CancelRunErrors, CancelRunResponses, CollectionRegistryData, CollectionRegistryErrors, CollectionRegistryResponses, CreateCollectionData, CreateCollectionErrors, CreateCollectionResponses, CreateRunData, CreateRunErrors, CreateRunResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, DeleteCollectionData, DeleteCollectionErrors, DeleteCollectionResponses, DeleteDocumentByIdData, DeleteDocumentByIdErrors, DeleteDocumentByIdResponses, DeleteDocumentData, DeleteDocumentErrors, DeleteDocumentResponses, DeleteRunData, DeleteRunErrors, DeleteRunResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, DocumentFileData, DocumentFileErrors, DocumentFileResponses, DocumentPagesByIdData, DocumentPagesByIdErrors, DocumentPagesByIdResponses, DocumentPagesData, DocumentPagesErrors, DocumentPagesResponses, DocumentPdfByIdData, DocumentPdfByIdErrors, DocumentPdfByIdResponses, DocumentPdfData, DocumentPdfErrors, DocumentPdfResponses, GetCollectionData, GetCollectionErrors, GetCollectionResponses, GetDocumentData, GetDocumentErrors, GetDocumentResponses, GetJobData, GetJobErrors, GetJobResponses, GetReportData, GetReportDocxData, GetReportDocxErrors, GetReportDocxResponses, GetReportErrors, GetReportMarkdownData, GetReportMarkdownErrors, GetReportMarkdownResponses, GetReportResponses, GetRunData, GetRunErrors, GetRunResponses, GetSessionData, GetSessionErrors, GetSessionResponses, HealthData, HealthErrors, HealthResponses, JobEventsData, JobEventsErrors, JobEventsResponses, ListCollectionsData, ListCollectionsErrors, ListCollectionsResponses, ListDocumentsData, ListDocumentsErrors, ListDocumentsResponses, ListRunsData, ListRunsErrors, ListRunsResponses, PageBoxesData, PageBoxesErrors, PageBoxesResponses, PageImageData, PageImageErrors, PageImageResponses, PassageReferencesData, PassageReferencesErrors, PassageReferencesResponses, RebuildCollectionData, RebuildCollectionErrors, RebuildCollectionResponses, ReferenceGraphData, ReferenceGraphErrors, ReferenceGraphResponses, ReplaceRegistryData, ReplaceRegistryErrors, ReplaceRegistryResponses, ResumeRunData, ResumeRunErrors, ResumeRunResponses, RunEventsData, RunEventsErrors, RunEventsResponses, RunListChangesData, RunListChangesErrors, RunListChangesResponses, SearchData, SearchErrors, SearchResponses, UploadDocumentsData, UploadDocumentsErrors, UploadDocumentsResponses } from './types.gen';
+import type { CancelRunData, CancelRunErrors, CancelRunResponses, ChangeCollectionData, ChangeCollectionErrors, ChangeCollectionResponses, CollectionRegistryData, CollectionRegistryErrors, CollectionRegistryResponses, CreateCollectionData, CreateCollectionErrors, CreateCollectionResponses, CreateRunData, CreateRunErrors, CreateRunResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, DeleteCollectionData, DeleteCollectionErrors, DeleteCollectionResponses, DeleteDocumentByIdData, DeleteDocumentByIdErrors, DeleteDocumentByIdResponses, DeleteDocumentData, DeleteDocumentErrors, DeleteDocumentResponses, DeleteRunData, DeleteRunErrors, DeleteRunResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, DocumentFileData, DocumentFileErrors, DocumentFileResponses, DocumentPagesByIdData, DocumentPagesByIdErrors, DocumentPagesByIdResponses, DocumentPagesData, DocumentPagesErrors, DocumentPagesResponses, DocumentPdfByIdData, DocumentPdfByIdErrors, DocumentPdfByIdResponses, DocumentPdfData, DocumentPdfErrors, DocumentPdfResponses, GetCollectionData, GetCollectionErrors, GetCollectionResponses, GetDocumentData, GetDocumentErrors, GetDocumentResponses, GetJobData, GetJobErrors, GetJobResponses, GetReportData, GetReportDocxData, GetReportDocxErrors, GetReportDocxResponses, GetReportErrors, GetReportMarkdownData, GetReportMarkdownErrors, GetReportMarkdownResponses, GetReportResponses, GetRunData, GetRunErrors, GetRunResponses, GetSessionData, GetSessionErrors, GetSessionResponses, HealthData, HealthErrors, HealthResponses, JobEventsData, JobEventsErrors, JobEventsResponses, ListCollectionsData, ListCollectionsErrors, ListCollectionsResponses, ListDocumentsData, ListDocumentsErrors, ListDocumentsResponses, ListRunsData, ListRunsErrors, ListRunsResponses, OcrLanguagesData, OcrLanguagesErrors, OcrLanguagesResponses, PageBoxesData, PageBoxesErrors, PageBoxesResponses, PageImageData, PageImageErrors, PageImageResponses, PassageReferencesData, PassageReferencesErrors, PassageReferencesResponses, RebuildCollectionData, RebuildCollectionErrors, RebuildCollectionResponses, ReferenceGraphData, ReferenceGraphErrors, ReferenceGraphResponses, ReplaceRegistryData, ReplaceRegistryErrors, ReplaceRegistryResponses, RereadCollectionData, RereadCollectionErrors, RereadCollectionResponses, ResumeRunData, ResumeRunErrors, ResumeRunResponses, RunEventsData, RunEventsErrors, RunEventsResponses, RunListChangesData, RunListChangesErrors, RunListChangesResponses, SearchData, SearchErrors, SearchResponses, UploadDocumentsData, UploadDocumentsErrors, UploadDocumentsResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean> = Options2<TData, ThrowOnError> & {
     /**
@@ -37,7 +37,8 @@ export const listCollections = <ThrowOnError extends boolean = false>(options?: 
 /**
  * Create Collection
  *
- * An empty collection (documents come with `rabbithole ingest`); 409 if it exists. In accounts mode
+ * An empty collection (documents come with uploads or `rabbithole ingest`), reading its scans in
+ * ocr_languages; 409 if it exists, 422 for an OCR language Tesseract cannot read here. In accounts mode
  * the account that creates it is its owner.
  */
 export const createCollection = <ThrowOnError extends boolean = false>(options: Options<CreateCollectionData, ThrowOnError>) => (options.client ?? client).post<CreateCollectionResponses, CreateCollectionErrors, ThrowOnError>({
@@ -62,6 +63,22 @@ export const deleteCollection = <ThrowOnError extends boolean = false>(options: 
 export const getCollection = <ThrowOnError extends boolean = false>(options: Options<GetCollectionData, ThrowOnError>) => (options.client ?? client).get<GetCollectionResponses, GetCollectionErrors, ThrowOnError>({ url: '/api/collections/{name}', ...options });
 
 /**
+ * Change Collection
+ *
+ * Change the collection's settings: the OCR languages its scans are read in from now on (422 naming
+ * a code Tesseract cannot read here, and the installed ones). Documents read before keep their text:
+ * the answer's ocr_read_otherwise lists them, POST .../ocr/reread reads them again. Editors and owners.
+ */
+export const changeCollection = <ThrowOnError extends boolean = false>(options: Options<ChangeCollectionData, ThrowOnError>) => (options.client ?? client).patch<ChangeCollectionResponses, ChangeCollectionErrors, ThrowOnError>({
+    url: '/api/collections/{name}',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
  * Rebuild Collection
  *
  * Rebuild the collection's vectors from the catalog (the repair of a damaged vector index; the
@@ -69,6 +86,21 @@ export const getCollection = <ThrowOnError extends boolean = false>(options: Opt
  * GET /api/jobs/{id}. It waits for the collection's uploads before it.
  */
 export const rebuildCollection = <ThrowOnError extends boolean = false>(options: Options<RebuildCollectionData, ThrowOnError>) => (options.client ?? client).post<RebuildCollectionResponses, RebuildCollectionErrors, ThrowOnError>({ url: '/api/collections/{name}/rebuild', ...options });
+
+/**
+ * Ocr Languages
+ */
+export const ocrLanguages = <ThrowOnError extends boolean = false>(options?: Options<OcrLanguagesData, ThrowOnError>) => (options?.client ?? client).get<OcrLanguagesResponses, OcrLanguagesErrors, ThrowOnError>({ url: '/api/ocr/languages', ...options });
+
+/**
+ * Reread Collection
+ *
+ * Read the collection's documents that OCR read in other languages (its ocr_read_otherwise) again,
+ * from their original files, in its OCR languages now: an ingestion job as an upload's (follow it at
+ * GET /api/jobs/{id}); a document whose original is gone is listed as rejected, with the reason. 409 when
+ * there is none to read again. Editors and owners.
+ */
+export const rereadCollection = <ThrowOnError extends boolean = false>(options: Options<RereadCollectionData, ThrowOnError>) => (options.client ?? client).post<RereadCollectionResponses, RereadCollectionErrors, ThrowOnError>({ url: '/api/collections/{name}/ocr/reread', ...options });
 
 /**
  * List Documents

@@ -569,6 +569,12 @@ export type CollectionCreate = {
      * 1-60 letters, digits, '-', '_' or '.'.
      */
     name: string;
+    /**
+     * Ocr Languages
+     *
+     * Tesseract language codes to read its scans in, in order (GET /api/ocr/languages lists those installed); [] = the server's default (ingestion.ocr.languages). 422 for a code Tesseract has no data for here.
+     */
+    ocr_languages?: Array<string>;
 };
 
 /**
@@ -596,6 +602,18 @@ export type CollectionDetail = {
      */
     updated_at: string;
     /**
+     * Ocr Languages
+     *
+     * The Tesseract languages its scanned pages and images are read in, in order: its own, or the server's default (ingestion.ocr.languages).
+     */
+    ocr_languages: Array<string>;
+    /**
+     * Ocr Languages Own
+     *
+     * Whether ocr_languages is the collection's own setting (false: the server's default).
+     */
+    ocr_languages_own: boolean;
+    /**
      * Document List
      */
     document_list: Array<DocumentOut>;
@@ -603,6 +621,18 @@ export type CollectionDetail = {
      * Problems
      */
     problems: Array<ProblemOut>;
+    /**
+     * Ocr Read Otherwise
+     *
+     * The documents OCR read in other languages than ocr_languages (or in languages not recorded): POST /api/collections/{name}/ocr/reread reads them again.
+     */
+    ocr_read_otherwise: Array<string>;
+    /**
+     * May Write
+     *
+     * Whether this request may change the collection (upload and delete documents, change its settings, read documents again): editors and owners in accounts mode, everyone otherwise.
+     */
+    may_write: boolean;
     /**
      * Vector Index Damage
      *
@@ -635,6 +665,32 @@ export type CollectionOut = {
      * Updated At
      */
     updated_at: string;
+    /**
+     * Ocr Languages
+     *
+     * The Tesseract languages its scanned pages and images are read in, in order: its own, or the server's default (ingestion.ocr.languages).
+     */
+    ocr_languages: Array<string>;
+    /**
+     * Ocr Languages Own
+     *
+     * Whether ocr_languages is the collection's own setting (false: the server's default).
+     */
+    ocr_languages_own: boolean;
+};
+
+/**
+ * CollectionSettings
+ *
+ * What PATCH /api/collections/{name} changes.
+ */
+export type CollectionSettings = {
+    /**
+     * Ocr Languages
+     *
+     * Tesseract language codes to read its scans in, in order (GET /api/ocr/languages lists those installed); [] = the server's default (ingestion.ocr.languages). 422 for a code Tesseract has no data for here.
+     */
+    ocr_languages?: Array<string>;
 };
 
 /**
@@ -736,6 +792,12 @@ export type DocumentOut = {
      * Warnings
      */
     warnings: Array<string>;
+    /**
+     * Ocr Languages
+     *
+     * The languages its pages read by OCR were read in; [] when none was (or not recorded).
+     */
+    ocr_languages?: Array<string>;
 };
 
 /**
@@ -1432,6 +1494,30 @@ export type ModelStatus = {
      * Fix
      */
     fix: string | null;
+};
+
+/**
+ * OcrLanguagesOut
+ */
+export type OcrLanguagesOut = {
+    /**
+     * Installed
+     *
+     * The Tesseract languages installed here (codes as `tesseract --list-langs` gives them, without osd), sorted: what a collection may read its scans in.
+     */
+    installed: Array<string>;
+    /**
+     * Default
+     *
+     * The server's default (ingestion.ocr.languages): what a collection without its own setting reads in.
+     */
+    default: Array<string>;
+    /**
+     * Unavailable
+     *
+     * Why OCR cannot run here with the default languages (Tesseract or its data missing, with the command that installs it, or OCR switched off); null when it can.
+     */
+    unavailable: string | null;
 };
 
 /**
@@ -3950,6 +4036,56 @@ export type GetCollectionResponses = {
 
 export type GetCollectionResponse = GetCollectionResponses[keyof GetCollectionResponses];
 
+export type ChangeCollectionData = {
+    body: CollectionSettings;
+    path: {
+        /**
+         * Name
+         */
+        name: string;
+    };
+    query?: never;
+    url: '/api/collections/{name}';
+};
+
+export type ChangeCollectionErrors = {
+    /**
+     * Bad request (e.g. a `Host:` header the server does not answer to).
+     */
+    400: ErrorResponse;
+    /**
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
+     */
+    401: ErrorResponse;
+    /**
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
+     */
+    403: ErrorResponse;
+    /**
+     * Not found.
+     */
+    404: ErrorResponse;
+    /**
+     * Invalid request values.
+     */
+    422: ErrorResponse;
+    /**
+     * Internal error (details in the server log).
+     */
+    500: ErrorResponse;
+};
+
+export type ChangeCollectionError = ChangeCollectionErrors[keyof ChangeCollectionErrors];
+
+export type ChangeCollectionResponses = {
+    /**
+     * Successful Response
+     */
+    200: CollectionDetail;
+};
+
+export type ChangeCollectionResponse = ChangeCollectionResponses[keyof ChangeCollectionResponses];
+
 export type RebuildCollectionData = {
     body?: never;
     path: {
@@ -4007,6 +4143,105 @@ export type RebuildCollectionResponses = {
 };
 
 export type RebuildCollectionResponse = RebuildCollectionResponses[keyof RebuildCollectionResponses];
+
+export type OcrLanguagesData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/api/ocr/languages';
+};
+
+export type OcrLanguagesErrors = {
+    /**
+     * Bad request (e.g. a `Host:` header the server does not answer to).
+     */
+    400: ErrorResponse;
+    /**
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
+     */
+    401: ErrorResponse;
+    /**
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
+     */
+    403: ErrorResponse;
+    /**
+     * Invalid request values.
+     */
+    422: ErrorResponse;
+    /**
+     * Internal error (details in the server log).
+     */
+    500: ErrorResponse;
+};
+
+export type OcrLanguagesError = OcrLanguagesErrors[keyof OcrLanguagesErrors];
+
+export type OcrLanguagesResponses = {
+    /**
+     * Successful Response
+     */
+    200: OcrLanguagesOut;
+};
+
+export type OcrLanguagesResponse = OcrLanguagesResponses[keyof OcrLanguagesResponses];
+
+export type RereadCollectionData = {
+    body?: never;
+    path: {
+        /**
+         * Name
+         */
+        name: string;
+    };
+    query?: never;
+    url: '/api/collections/{name}/ocr/reread';
+};
+
+export type RereadCollectionErrors = {
+    /**
+     * Bad request (e.g. a `Host:` header the server does not answer to).
+     */
+    400: ErrorResponse;
+    /**
+     * Missing or wrong credential: the token or its session cookie (server.auth token), a personal token or a session (server.auth accounts).
+     */
+    401: ErrorResponse;
+    /**
+     * A request that changes something (not GET/HEAD/OPTIONS) from a foreign origin: its `Origin:` is neither this server nor in server.cors_origins, or `Sec-Fetch-Site:` says cross-site or same-site and its origin is not in server.cors_origins; accounts mode: without the session's X-CSRF-Token, or something the account may see but not do.
+     */
+    403: ErrorResponse;
+    /**
+     * Not found.
+     */
+    404: ErrorResponse;
+    /**
+     * Conflict with the current state.
+     */
+    409: ErrorResponse;
+    /**
+     * Invalid request values.
+     */
+    422: ErrorResponse;
+    /**
+     * Internal error (details in the server log).
+     */
+    500: ErrorResponse;
+    /**
+     * A backing service (vector store, embedder, model) is unavailable.
+     */
+    503: ErrorResponse;
+};
+
+export type RereadCollectionError = RereadCollectionErrors[keyof RereadCollectionErrors];
+
+export type RereadCollectionResponses = {
+    /**
+     * Successful Response
+     */
+    202: IngestJob;
+};
+
+export type RereadCollectionResponse = RereadCollectionResponses[keyof RereadCollectionResponses];
 
 export type ListDocumentsData = {
     body?: never;

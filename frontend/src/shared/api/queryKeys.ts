@@ -8,6 +8,7 @@ export const queryKeys = {
   registry: (name: string) => ["collections", name, "registry"] as const,
   search: (collection: string, q: string, k: number) => ["search", collection, q, k] as const,
   job: (id: string) => ["jobs", id] as const,
+  ocrLanguages: ["ocr", "languages"] as const,
   runs: ["runs"] as const,
   runList: (limit: number, status = "", question = "") => ["runs", "list", limit, status, question] as const,
   run: (id: string) => ["runs", "detail", id] as const,

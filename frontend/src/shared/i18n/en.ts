@@ -462,6 +462,24 @@ export const en = {
   "ocr.lowConfidence": "OCR read this page with low confidence ({confidence} %): check the quote against the image.",
   "ocr.source": "OCR {confidence} %",
   "ocr.sourceLow": "OCR, low confidence ({confidence} %)",
+  // OCR languages of a collection (issue 28): its setting, the form, reading documents again
+  "collectionOcr.title": "OCR languages",
+  "collectionOcr.help": "Scanned pages and images of this collection are read by Tesseract in these languages, in this order.",
+  "collectionOcr.current": "Read in: {languages} ({where})",
+  "collectionOcr.own": "this collection's own setting",
+  "collectionOcr.default": "the server's default",
+  "collectionOcr.choose": "Languages to read scans in",
+  "collectionOcr.notInstalled": "{language}: not installed on the server",
+  "collectionOcr.noneChosen": "Choose at least one language, or use the server's default.",
+  "collectionOcr.save": "Save the OCR languages",
+  "collectionOcr.useDefault": "Use the server's default ({languages})",
+  "collectionOcr.readOnly": "Only an editor or owner of this collection can change them.",
+  "collectionOcr.unavailable": "OCR cannot run on the server: {reason}",
+  "collectionOcr.readOtherwise": "{count, plural, one {# document was} other {# documents were}} read by OCR in other languages than {languages}.",
+  "collectionOcr.reread": "Read again in {languages}",
+  "collectionOcr.rereading": "Reading again… {done} of {total, plural, one {# document} other {# documents}}",
+  "collectionOcr.rereadFailed": "Reading again failed: {error}",
+  "collectionOcr.notReread": "{file}: {reason}",
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -8,6 +8,7 @@ import { useCollection } from "../api/useCollection";
 import { useDeleteCollection } from "../api/useDeleteCollection";
 import { DamagedIndexNotice } from "./DamagedIndexNotice";
 import { DocumentsTable } from "./DocumentsTable";
+import { OcrLanguagesPanel } from "./OcrLanguagesPanel";
 import { RegistryEditor } from "./RegistryEditor";
 import { SearchPanel } from "./SearchPanel";
 import { UploadDropzone } from "./UploadDropzone";
@@ -77,6 +78,7 @@ export function CollectionPage() {
         <UploadDropzone collection={name} />
         <DocumentsTable collection={name} onOpen={(d) => set({ doc: d, page: "1", to: null, hl: null })} />
         <SearchPanel collection={name} query={query} onQuery={(q) => set({ q })} onOpen={open} />
+        {collection.data && <OcrLanguagesPanel collection={collection.data} />}
         <RegistryEditor collection={name} />
       </div>
       {target && (
