@@ -174,7 +174,9 @@ def scanned_index(copies: Path, parser: CachedParser) -> Path:
     data_dir = ocr_root() / f"index-{key}"
     with Services(bench_settings(data_dir)) as services:
         pipeline = services.ingestion_pipeline()
-        pipeline.parser = parser
+        # every collection read by the cached parser (not one made for the collection's OCR languages: the
+        # sample collection has none of its own, so the default languages the cache was filled in)
+        pipeline.parser, pipeline.parser_in = parser, None
         report = pipeline.ingest(copies, collection=SAMPLE_COLLECTION).collections[0]
         if report.failed:
             raise SystemExit(f"bench_ocr: scanned copies not ingested: {report.failed}")

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 
 import { type AccountsServer, startAccountsServer } from './accountsServer';
 import { type Browser, launchBrowser, openPage, screenshot } from './browser';
+import { dropFiles } from './helpers';
 import { sampleKb } from './stack';
 
 const PASSWORD = 'correct horse battery';
@@ -80,13 +81,7 @@ test('a signed-in person creates a collection and uploads a PDF (the session CSR
   await page.getByRole('button', { name: 'Create collection' }).click();
   await page.waitForURL(/#\/collections\/akte-ann$/);
   const pdf = (await readFile(path.join(sampleKb, 'AtVfV.pdf'))).toString('base64');
-  const dataTransfer = await page.evaluateHandle((pdfBase64: string) => {
-    const bytes = Uint8Array.from(atob(pdfBase64), (c) => c.charCodeAt(0));
-    const transfer = new DataTransfer();
-    transfer.items.add(new File([bytes], 'AtVfV.pdf', { type: 'application/pdf' }));
-    return transfer;
-  }, pdf);
-  await page.getByTestId('upload-dropzone').dispatchEvent('drop', { dataTransfer });
+  await dropFiles(page, [{ name: 'AtVfV.pdf', base64: pdf, type: 'application/pdf' }]);
   await page.getByRole('list', { name: 'Uploads' }).getByText('ingested', { exact: true }).waitFor({ timeout: 180_000 });
   expect(errors).toEqual([]);
 

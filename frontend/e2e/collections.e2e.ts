@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 
 import { type Browser, launchBrowser, openPage, screenshot } from './browser';
-import { api, baseUrl } from './helpers';
+import { api, baseUrl, dropFiles } from './helpers';
 import { sampleKb } from './stack';
 
 let browser: Browser;
@@ -26,14 +26,10 @@ test('create a collection, drop a PDF and a broken file on it, search it', async
 
   // a real drop: a DataTransfer holding the files, dispatched on the drop zone
   const pdf = (await readFile(path.join(sampleKb, 'AtVfV.pdf'))).toString('base64');
-  const dataTransfer = await page.evaluateHandle((pdfBase64: string) => {
-    const bytes = Uint8Array.from(atob(pdfBase64), (c) => c.charCodeAt(0));
-    const transfer = new DataTransfer();
-    transfer.items.add(new File([bytes], 'AtVfV.pdf', { type: 'application/pdf' }));
-    transfer.items.add(new File(['not a PDF at all'], 'notes.pdf', { type: 'application/pdf' }));
-    return transfer;
-  }, pdf);
-  await page.getByTestId('upload-dropzone').dispatchEvent('drop', { dataTransfer });
+  await dropFiles(page, [
+    { name: 'AtVfV.pdf', base64: pdf, type: 'application/pdf' },
+    { name: 'notes.pdf', text: 'not a PDF at all', type: 'application/pdf' },
+  ]);
 
   const uploads = page.getByRole('list', { name: 'Uploads' });
   await uploads.getByText('AtVfV.pdf').waitFor();

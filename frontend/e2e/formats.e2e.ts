@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 
 import { type Browser, launchBrowser, openPage, screenshot } from './browser';
-import { api, baseUrl } from './helpers';
+import { api, baseUrl, dropFiles } from './helpers';
 import { sampleKb, venvBin } from './stack';
 
 const DOCX = 'AtKostV.docx';
@@ -41,16 +41,7 @@ test('a dropped DOCX is ingested; a search hit opens its text with the passage h
   await page.getByRole('button', { name: 'Create collection' }).click();
   await page.waitForURL(/#\/collections\/entwuerfe$/);
 
-  const dataTransfer = await page.evaluateHandle(
-    ({ base64, name }: { base64: string; name: string }) => {
-      const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
-      const transfer = new DataTransfer();
-      transfer.items.add(new File([bytes], name));
-      return transfer;
-    },
-    { base64: docx.toString('base64'), name: DOCX },
-  );
-  await page.getByTestId('upload-dropzone').dispatchEvent('drop', { dataTransfer });
+  await dropFiles(page, [{ name: DOCX, base64: docx.toString('base64') }]);
   const uploads = page.getByRole('list', { name: 'Uploads' });
   await uploads.getByText('ingested', { exact: true }).waitFor({ timeout: 120_000 });
   const listed = await api<{ file_name: string; format: string; viewer: string }[]>('api/collections/entwuerfe/documents');

@@ -56,3 +56,25 @@ export async function waitForStatus(runId: string, statuses: string[], timeoutMs
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
+
+/** A file for {@link dropFiles}: its bytes (base64) or its text (none: an empty file), and its type. */
+export interface DroppedFile {
+  name: string;
+  base64?: string;
+  text?: string;
+  type?: string;
+}
+
+/** A real drop on the collection page's drop zone: a DataTransfer holding the files. */
+export async function dropFiles(page: Page, files: DroppedFile[]): Promise<void> {
+  const dataTransfer = await page.evaluateHandle((items: DroppedFile[]) => {
+    const transfer = new DataTransfer();
+    for (const item of items) {
+      const content =
+        item.base64 === undefined ? (item.text ?? '') : Uint8Array.from(atob(item.base64), (c) => c.charCodeAt(0));
+      transfer.items.add(new File([content], item.name, item.type === undefined ? undefined : { type: item.type }));
+    }
+    return transfer;
+  }, files);
+  await page.getByTestId('upload-dropzone').dispatchEvent('drop', { dataTransfer });
+}

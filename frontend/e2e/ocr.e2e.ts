@@ -12,7 +12,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 
 import { type Browser, launchBrowser, screenshot } from './browser';
-import { QUESTION, api, baseUrl, waitForStatus } from './helpers';
+import { QUESTION, api, baseUrl, dropFiles, waitForStatus } from './helpers';
 import { repoRoot, sampleKb } from './stack';
 
 const SCANS = 'scans';
@@ -61,16 +61,7 @@ beforeAll(async () => {
   await page.getByRole('button', { name: 'Create collection' }).click();
   await page.waitForURL(/#\/collections\/scans$/);
   const pdf = (await readFile(scanned)).toString('base64');
-  const dataTransfer = await page.evaluateHandle(
-    ({ pdfBase64, name }: { pdfBase64: string; name: string }) => {
-      const bytes = Uint8Array.from(atob(pdfBase64), (c) => c.charCodeAt(0));
-      const transfer = new DataTransfer();
-      transfer.items.add(new File([bytes], name, { type: 'application/pdf' }));
-      return transfer;
-    },
-    { pdfBase64: pdf, name: SCANNED },
-  );
-  await page.getByTestId('upload-dropzone').dispatchEvent('drop', { dataTransfer });
+  await dropFiles(page, [{ name: SCANNED, base64: pdf, type: 'application/pdf' }]);
   await page.getByRole('list', { name: 'Uploads' }).getByText('ingested', { exact: true }).waitFor({ timeout: 240_000 });
 });
 

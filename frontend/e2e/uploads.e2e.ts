@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 
 import { type Browser, launchBrowser, openPage, screenshot } from './browser';
-import { api, baseUrl, waitForStatus } from './helpers';
+import { api, baseUrl, dropFiles, waitForStatus } from './helpers';
 import { LAWS, sampleKb } from './stack';
 
 let browser: Browser;
@@ -30,18 +30,11 @@ test('"Meine Akte" is created as meine-akte; an empty file and a spreadsheet are
   await page.waitForURL(/#\/collections\/meine-akte$/);
 
   const pdf = (await readFile(path.join(sampleKb, 'AtVfV.pdf'))).toString('base64');
-  const dataTransfer = await page.evaluateHandle(
-    ({ pdfBase64, longName }: { pdfBase64: string; longName: string }) => {
-      const bytes = Uint8Array.from(atob(pdfBase64), (c) => c.charCodeAt(0));
-      const transfer = new DataTransfer();
-      transfer.items.add(new File([], 'leer.pdf', { type: 'application/pdf' }));
-      transfer.items.add(new File(['PK\x03\x04 Zellen'], 'tabelle.xlsx'));
-      transfer.items.add(new File([bytes], longName, { type: 'application/pdf' }));
-      return transfer;
-    },
-    { pdfBase64: pdf, longName: LONG_NAME },
-  );
-  await page.getByTestId('upload-dropzone').dispatchEvent('drop', { dataTransfer });
+  await dropFiles(page, [
+    { name: 'leer.pdf', type: 'application/pdf' },
+    { name: 'tabelle.xlsx', text: 'PK\x03\x04 Zellen' },
+    { name: LONG_NAME, base64: pdf, type: 'application/pdf' },
+  ]);
 
   const refused = page.getByRole('list', { name: 'Files not uploaded' });
   await refused.waitFor();
