@@ -282,8 +282,8 @@ def detect_structure(text: str, lines: Sequence[TextLine] | None = None) -> Stru
     legal = sum(1 for h in headings if h.kind == "section") >= 2
     if legal:
         # In a statute only §/Art, annexes, Teil/Kapitel/Abschnitt and larger-than-body headings structure the
-        # text; bold body-size lines (table cells, emphasis) do not, nor do numbered lines judged by their text
-        # alone (OCR, plain text): there "1. Aufbewahrungen nach § 6 ..." is a list item of its section.
+        # text; bold body-size lines (table cells, emphasis) do not, nor do numbered lines judged by their
+        # text alone (OCR, plain text): there "1. Aufbewahrungen nach § 6 ..." is a list item of its section.
         headings = [
             h
             for h in headings
