@@ -71,11 +71,13 @@ serve: setup
 
 # `make test` runs in two lanes side by side: pytest in one, the web app's tests in the other (component
 # tests, the build, the browser tests, one after the other). pytest keeps about 1.2 of 2 cores busy on average
-# (it waits for servers, subprocesses and streams), so the web lane fits beside it (docs/testing.md, "Where
-# the suite's time goes"). TEST_LANES=1 runs everything one after the other. Each lane's output is printed
-# whole when it ends; make waits for both and fails if either does. `make check` (CI, .ci/run) puts the
-# lint in front of the web lane.
+# (it waits for servers, subprocesses and streams), so the web lane fits beside it; it runs at a lower
+# priority (LANE_NICE), so that it takes the cores pytest leaves idle rather than slowing pytest, the longer
+# lane (docs/testing.md, "Where the suite's time goes"). TEST_LANES=1 runs everything one after the other.
+# Each lane's output is printed whole when it ends; make waits for both and fails if either does.
+# `make check` (CI, .ci/run) puts the lint in front of the web lane.
 TEST_LANES ?= 2
+LANE_NICE ?= nice -n 10
 LANE_FLAGS := --no-print-directory -j$(TEST_LANES) --output-sync=target
 
 test: setup
@@ -96,12 +98,12 @@ test-e2e: setup web
 
 # The lanes' second half: the same recipes as test-web, web and test-e2e, one after the other.
 web-lane: setup
-	$(NPM) test
-	$(MAKE) --no-print-directory web
-	$(NPM) run test:e2e
+	cd $(FRONTEND) && $(LANE_NICE) npm test
+	$(LANE_NICE) $(MAKE) --no-print-directory web
+	cd $(FRONTEND) && $(LANE_NICE) npm run test:e2e
 
 lint-web-lane: setup
-	$(MAKE) --no-print-directory lint
+	$(LANE_NICE) $(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory web-lane
 
 lint: setup
