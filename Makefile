@@ -22,7 +22,8 @@ WEB_SOURCES := $(shell find $(FRONTEND)/src $(FRONTEND)/public -type f 2>/dev/nu
 	$(wildcard $(FRONTEND)/index.html $(FRONTEND)/package.json $(FRONTEND)/package-lock.json \
 	$(FRONTEND)/vite.config.* $(FRONTEND)/tsconfig*.json)
 
-.PHONY: setup chromium postgres tesseract web run ingest serve test test-python test-web test-e2e lint format bench clean
+.PHONY: setup chromium postgres tesseract web run ingest serve test check test-python test-web test-e2e \
+	web-lane lint-web-lane lint format bench clean
 
 setup: $(STAMP) $(NPM_STAMP) chromium postgres tesseract
 
@@ -68,7 +69,22 @@ run: ingest web
 serve: setup
 	$(BIN)/rabbithole serve --host $(HOST) --port $(PORT)
 
-test: test-python test-web test-e2e
+# `make test` runs in two lanes side by side: pytest in one, the web app's tests in the other (component
+# tests, the build, the browser tests, one after the other). pytest keeps about 1.2 of 2 cores busy on average
+# (it waits for servers, subprocesses and streams), so the web lane fits beside it; it runs at a lower
+# priority (LANE_NICE), so that it takes the cores pytest leaves idle rather than slowing pytest, the longer
+# lane (docs/testing.md, "Where the suite's time goes"). TEST_LANES=1 runs everything one after the other.
+# Each lane's output is printed whole when it ends; make waits for both and fails if either does.
+# `make check` (CI, .ci/run) puts the lint in front of the web lane.
+TEST_LANES ?= 2
+LANE_NICE ?= nice -n 10
+LANE_FLAGS := --no-print-directory -j$(TEST_LANES) --output-sync=target
+
+test: setup
+	$(MAKE) $(LANE_FLAGS) test-python web-lane
+
+check: setup
+	$(MAKE) $(LANE_FLAGS) test-python lint-web-lane
 
 test-python: setup
 	$(BIN)/python -m pytest -q
@@ -79,6 +95,16 @@ test-web: setup
 # The browser tests start the real server (.venv) and the fake Ollama, and drive the built app in Chromium.
 test-e2e: setup web
 	$(NPM) run test:e2e
+
+# The lanes' second half: the same recipes as test-web, web and test-e2e, one after the other.
+web-lane: setup
+	cd $(FRONTEND) && $(LANE_NICE) npm test
+	$(LANE_NICE) $(MAKE) --no-print-directory web
+	cd $(FRONTEND) && $(LANE_NICE) npm run test:e2e
+
+lint-web-lane: setup
+	$(LANE_NICE) $(MAKE) --no-print-directory lint
+	$(MAKE) --no-print-directory web-lane
 
 lint: setup
 	$(BIN)/ruff check backend tests benchmarks scripts

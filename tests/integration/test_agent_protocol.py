@@ -22,6 +22,7 @@ from fixtures.run_kb import own_run_kb  # noqa: F401 (this module's own run_kb)
 from rabbithole.api.main import create_app
 from rabbithole.core.config import Settings
 from rabbithole.devtools.fake_ollama import FakeOllama
+from rabbithole.research import llm_step
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(300)]
 
@@ -188,7 +189,11 @@ async def test_wait_answers_the_final_values(client_of: Any) -> None:
         assert wrong.value.response.status_code == 422
 
 
-async def test_a_failed_run_streams_its_error(client_of: Any, dead_llm_url: str) -> None:
+async def test_a_failed_run_streams_its_error(
+    client_of: Any, dead_llm_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the product's retries of the unreachable model (as many), without its 1 s and 3 s pauses before them
+    monkeypatch.setattr(llm_step, "TRANSIENT_PAUSES", tuple(0.01 for _ in llm_step.TRANSIENT_PAUSES))
     async with client_of(llm_url=dead_llm_url) as client:
         thread_id = (await client.threads.create())["thread_id"]
         received = await frames(client.runs.stream(thread_id, "research", input=dict(QUICK)))

@@ -11,6 +11,7 @@ import pytest
 
 from rabbithole.core.errors import RunFailedError
 from rabbithole.devtools.fake_ollama import FakeOllama, PromptContext, generate_instance
+from rabbithole.research import llm_step
 from rabbithole.runs.runner import ResearchRunner, run_research
 from rabbithole.services import Services
 
@@ -85,8 +86,10 @@ async def test_synthesis_that_stays_invalid_ends_with_the_findings_assembled(
 
 
 async def test_a_timeout_stops_the_run_with_a_clear_error(
-    sample_index: Services, fake_ollama: FakeOllama
+    sample_index: Services, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # the product's retries after a timeout (as many), without its 1 s and 3 s pauses before them
+    monkeypatch.setattr(llm_step, "TRANSIENT_PAUSES", tuple(0.01 for _ in llm_step.TRANSIENT_PAUSES))
     llm = fake_ollama.settings().model_copy(update={"request_timeout_s": 1.0})
     services = Services(sample_index.settings.model_copy(update={"llm": llm}), share_with=sample_index)
     async with services:
