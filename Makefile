@@ -75,16 +75,17 @@ serve: setup
 # priority (LANE_NICE), so that it takes the cores pytest leaves idle rather than slowing pytest, the longer
 # lane (docs/testing.md, "Where the suite's time goes"). TEST_LANES=1 runs everything one after the other.
 # Each lane's output is printed whole when it ends; make waits for both and fails if either does.
-# `make check` (CI, .ci/run) puts the lint in front of the web lane.
+# `make check` (CI, .ci/run: `make test WEB_LANE=lint-web-lane`) puts the lint in front of the web lane.
 TEST_LANES ?= 2
 LANE_NICE ?= nice -n 10
 LANE_FLAGS := --no-print-directory -j$(TEST_LANES) --output-sync=target
+WEB_LANE ?= web-lane
 
 test: setup
-	$(MAKE) $(LANE_FLAGS) test-python web-lane
+	$(MAKE) $(LANE_FLAGS) test-python $(WEB_LANE)
 
 check: setup
-	$(MAKE) $(LANE_FLAGS) test-python lint-web-lane
+	$(MAKE) --no-print-directory test WEB_LANE=lint-web-lane
 
 test-python: setup
 	$(BIN)/python -m pytest -q
