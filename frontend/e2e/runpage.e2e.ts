@@ -89,6 +89,7 @@ test('a finished run opens on its report; Escape in the viewer returns the focus
   const report = page.getByTestId('report');
   await report.waitFor(LONG);
   const heading = report.getByRole('heading').first();
+  await heading.waitFor({ state: 'visible' });
   const box = await heading.boundingBox();
   expect(box, 'the report has no visible heading').not.toBeNull();
   expect(box!.y + box!.height).toBeLessThan(900); // above the fold

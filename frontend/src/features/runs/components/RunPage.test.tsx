@@ -2,7 +2,7 @@ import { act, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { MemoryRouter, Route, Routes } from "react-router";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { RunDetail } from "../../../api/generated/types.gen";
+import type { ResearchResult, RunDetail } from "../../../api/generated/types.gen";
 import { configureApiClient } from "../../../shared/api/client";
 import { accessGate } from "../../../shared/auth/accessGate";
 import { FakeRunStream as FakeSource } from "../../../test/fakeRunStream";
@@ -271,6 +271,30 @@ describe("run page", () => {
       "1 citation(s) are weakly supported",
       "task t2 found no evidence",
     ]);
+  });
+
+  it("a finished run opened again shows its report while the stream replays its older events", async () => {
+    const result: ResearchResult = {
+      run_id: "r1",
+      question: "Welche Dosisgrenzwerte gelten?",
+      language: "en",
+      status: "done",
+      answerable: true,
+      report_markdown: "# Dose limits\n\nWorkers may receive 20 mSv.",
+      warnings: [],
+    };
+    const finished: RunDetail = { ...detail, run: { ...detail.run, status: "done", phase: "done" }, last_event: 40, result };
+    vi.stubGlobal("fetch", vi.fn(async () => Response.json(finished)));
+    renderRun();
+    await screen.findByRole("heading", { name: "Dose limits" });
+    await waitFor(() => expect(FakeSource.made.length).toBeGreaterThan(0));
+    const stream = FakeSource.made.at(-1)!;
+    stream.send(1, "status", { status: "running", phase: "dig" });
+    stream.send(2, "warning", { message: "task t2 found no evidence" });
+
+    expect(screen.getByRole("tab", { name: "Report" })).toHaveAttribute("aria-selected", "true");
+    expect(screen.getByRole("heading", { name: "Dose limits" })).toBeVisible();
+    expect(screen.queryByTestId("run-todo")).toBeNull();
   });
 
   it("a run that stops while writing says its drafts were not checked", async () => {

@@ -40,11 +40,14 @@ function RunView({ runId }: { runId: string }) {
   const cancel = useCancelRun(runId);
   const remove = useDeleteRun();
   const navigate = useNavigate();
-  const status = view.status ?? detail.data?.run.status ?? null;
+  const lastEvent = detail.data?.last_event ?? 0;
+  // While the stream replays events the detail already covers, the detail's status is the newer one: a
+  // finished run opened again must not look running until its old events have all arrived.
+  const replaying = detail.data !== undefined && view.lastSeq < lastEvent;
+  const status = (replaying ? detail.data?.run.status : view.status) ?? view.status ?? detail.data?.run.status ?? null;
   const now = useNow(isActive(status));
 
   // A run resumed elsewhere (another tab, the CLI) has events past the end of the closed stream: follow them.
-  const lastEvent = detail.data?.last_event ?? 0;
   useEffect(() => {
     if (state === "closed" && view.terminal && lastEvent > view.lastSeq) reconnect();
   }, [state, view.terminal, lastEvent, view.lastSeq, reconnect]);
