@@ -5,7 +5,6 @@ with SIGKILL mid-run: every run the dead server left is taken over and executed 
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import time
@@ -17,6 +16,7 @@ import httpx
 import pytest
 
 from fixtures.api_server import start_server_process, stop_server_process
+from fixtures.data_copy import copy_data_dir
 from fixtures.run_http import QUICK
 from rabbithole.core.config import Settings
 from rabbithole.devtools.fake_ollama import FakeOllama
@@ -36,7 +36,7 @@ def slow_ollama() -> Iterator[FakeOllama]:
 def data_dir(run_kb: Settings, tmp_path: Path) -> Path:
     """A copy of the small KB's data directory whose only unfinished runs are this test's."""
     copy = tmp_path / "data"
-    shutil.copytree(run_kb.storage.data_dir, copy)
+    copy_data_dir(run_kb.storage.data_dir, copy)
     registry = RunStore(copy / run_kb.storage.catalog_path.relative_to(run_kb.storage.data_dir))
     for record in registry.list(status=["running", "queued", "waiting_for_input"], limit=100_000):
         registry.update(record.id, status="cancelled", error="not this test's")
