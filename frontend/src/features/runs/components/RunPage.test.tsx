@@ -46,6 +46,17 @@ const round = {
   dedup_ratio: 0,
 };
 
+/** A finished research run's result. */
+const doseReport: ResearchResult = {
+  run_id: "r1",
+  question: "Welche Dosisgrenzwerte gelten?",
+  language: "en",
+  status: "done",
+  answerable: true,
+  report_markdown: "# Dose limits\n\nWorkers may receive 20 mSv.",
+  warnings: [],
+};
+
 const posted: Array<{ url: string; body: unknown }> = [];
 let refuseSession = false;
 
@@ -251,15 +262,7 @@ describe("run page", () => {
     stream.send(2, "warning", { message: "task t2 found no evidence" });
     stream.send(3, "warning", { message: "1 citation(s) are weakly supported" });
     expect(screen.getAllByText(/^Warnings \(/)).toHaveLength(1);
-    const result = {
-      run_id: "r1",
-      question: "Welche Dosisgrenzwerte gelten?",
-      language: "en",
-      status: "done",
-      answerable: true,
-      report_markdown: "# Dose limits\n\nWorkers may receive 20 mSv.",
-      warnings: ["1 citation(s) are weakly supported"],
-    };
+    const result = { ...doseReport, warnings: ["1 citation(s) are weakly supported"] };
     stream.send(4, "report", { result });
     stream.send(5, "done", { status: "done" });
     await screen.findByTestId("report");
@@ -274,16 +277,12 @@ describe("run page", () => {
   });
 
   it("a finished run opened again shows its report while the stream replays its older events", async () => {
-    const result: ResearchResult = {
-      run_id: "r1",
-      question: "Welche Dosisgrenzwerte gelten?",
-      language: "en",
-      status: "done",
-      answerable: true,
-      report_markdown: "# Dose limits\n\nWorkers may receive 20 mSv.",
-      warnings: [],
+    const finished: RunDetail = {
+      ...detail,
+      run: { ...detail.run, status: "done", phase: "done" },
+      last_event: 40,
+      result: doseReport,
     };
-    const finished: RunDetail = { ...detail, run: { ...detail.run, status: "done", phase: "done" }, last_event: 40, result };
     vi.stubGlobal("fetch", vi.fn(async () => Response.json(finished)));
     renderRun();
     await screen.findByRole("heading", { name: "Dose limits" });
