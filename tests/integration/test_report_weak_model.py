@@ -164,7 +164,8 @@ def extraction_calls(fake: FakeOllama, title: str) -> list[RecordedRequest]:
 
 
 def places(requests: list[RecordedRequest]) -> tuple[int, str]:
-    """The distinct passages the requests showed, and where they lie ("A.pdf S. 3, 12; B.pdf S. 1")."""
+    """The distinct passages the requests showed, and where they lie ("A.pdf S. 3, 12; B.pdf S. 1"; by
+    document name, whichever parallel batch showed them first)."""
     shown: dict[str, tuple[str, int]] = {}
     for r in requests:
         for chunk, document, page in _PASSAGE.findall(prompt_of(r)):
@@ -172,7 +173,7 @@ def places(requests: list[RecordedRequest]) -> tuple[int, str]:
     pages: dict[str, set[int]] = {}
     for document, page in shown.values():
         pages.setdefault(document, set()).add(page)
-    where = "; ".join(f"{d} S. {', '.join(str(p) for p in sorted(ps))}" for d, ps in pages.items())
+    where = "; ".join(f"{d} S. {', '.join(str(p) for p in sorted(pages[d]))}" for d in sorted(pages))
     return len(shown), where
 
 

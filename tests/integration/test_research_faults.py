@@ -126,5 +126,5 @@ async def test_a_run_whose_extractions_all_fail_says_the_model_failed_not_that_n
     assert result.status == "done" and not result.sources
     assert "Keine Belege gefunden" not in result.report_markdown
     assert "Das Modell konnte" in result.report_markdown and "nicht lesen" in result.report_markdown
-    assert ".pdf p. " in result.report_markdown  # where the unread passages are
+    assert ".pdf S. " in result.report_markdown  # where the unread passages are, in the report's language
     assert all(t.state == "error" for t in result.tasks)

@@ -4,7 +4,7 @@ search rounds, where the passages lie, the statement in place of "no evidence"."
 from __future__ import annotations
 
 from rabbithole.research.models import UnreadPassage
-from rabbithole.research.report.unread import places, still_unread, unread_sentence, unread_statement
+from rabbithole.research.report.unread import still_unread, unread_sentence, unread_statement
 
 
 def unread(chunk: str, document: str = "StrlSchG.pdf", page: int = 1) -> UnreadPassage:
@@ -21,11 +21,6 @@ def test_a_passage_read_in_a_later_round_is_no_longer_unread() -> None:
     assert still_unread([], [], ["x"]) == []
 
 
-def test_places_by_document_with_the_pages_in_order() -> None:
-    items = [unread("a", page=14), unread("b", "AtG.pdf", 3), unread("c", page=12), unread("d", page=14)]
-    assert places(items, "S.") == "StrlSchG.pdf S. 12, 14; AtG.pdf S. 3"
-
-
 def test_the_statement_says_the_model_failed_never_that_the_documents_hold_nothing() -> None:
     one = [unread("a", page=7)]
     assert unread_sentence(one, "de") == (
@@ -34,7 +29,7 @@ def test_the_statement_says_the_model_failed_never_that_the_documents_hold_nothi
     )
     two = [unread("a", page=7), unread("b", "AtG.pdf", 2)]
     assert unread_statement(two, "fr") == (
-        "The model could not read 2 retrieved passages (StrlSchG.pdf p. 7; AtG.pdf p. 2): its answers were "
+        "The model could not read 2 retrieved passages (AtG.pdf p. 2; StrlSchG.pdf p. 7): its answers were "
         "invalid or cut. Whether the documents hold evidence on this is therefore open."
     )
     assert "keine Belege" not in unread_statement(two, "de")

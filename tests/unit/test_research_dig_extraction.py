@@ -61,7 +61,8 @@ def test_a_tasks_extra_calls_are_shared_among_its_batches() -> None:
 
 def test_unread_passages_are_named_by_document_and_page() -> None:
     unread = [passage("a", page=12), passage("b", page=3), passage("c", "AtG.pdf", 3), passage("d", page=12)]
-    assert unread_places(unread) == "StrlSchG.pdf p. 3, 12; AtG.pdf p. 3"
+    assert unread_places(unread) == "AtG.pdf p. 3; StrlSchG.pdf p. 3, 12"  # documents by name
+    assert unread_places(list(reversed(unread)), "S.") == "AtG.pdf S. 3; StrlSchG.pdf S. 3, 12"
     records = [UnreadPassage(chunk_id="a", collection="sample", document="AtG.pdf", page=2)]
     assert unread_error([], 5) is None
     assert unread_error(records, 5) == (

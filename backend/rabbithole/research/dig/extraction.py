@@ -245,14 +245,15 @@ def _documents_of(
     return pages, laws
 
 
-def unread_places(passages: Sequence[Passage | UnreadPassage]) -> str:
-    """Where unread passages lie, by document: "StrlSchG.pdf p. 12, 14; AtG.pdf p. 3"."""
-    pages: dict[str, list[int]] = {}
+def unread_places(passages: Sequence[Passage | UnreadPassage], page_label: str = "p.") -> str:
+    """Where unread passages lie: "AtG.pdf p. 3; StrlSchG.pdf p. 12, 14". Documents by name and pages in
+    order, so the same passages read the same whichever parallel batch failed first."""
+    pages: dict[str, set[int]] = {}
     for p in passages:
-        pages.setdefault(p.document, [])
-        if p.page not in pages[p.document]:
-            pages[p.document].append(p.page)
-    return "; ".join(f"{doc} p. {', '.join(str(n) for n in sorted(ns))}" for doc, ns in pages.items())
+        pages.setdefault(p.document, set()).add(p.page)
+    return "; ".join(
+        f"{doc} {page_label} {', '.join(str(n) for n in sorted(pages[doc]))}" for doc in sorted(pages)
+    )
 
 
 def unread_error(unread: Sequence[UnreadPassage], passages: int) -> str | None:

@@ -17,6 +17,7 @@ from rabbithole.llm.structured import with_schema_instruction
 from rabbithole.research import events
 from rabbithole.research.context import ResearchContext
 from rabbithole.research.dig.evidence import evidence_order
+from rabbithole.research.dig.extraction import unread_places
 from rabbithole.research.evidence.citations import DraftClaim, DraftSection, strip_markers
 from rabbithole.research.llm_step import ask
 from rabbithole.research.models import Evidence, Passage, SectionGrade, TaskSpec, UnreadPassage
@@ -27,7 +28,7 @@ from rabbithole.research.report.event_models import SectionEvent
 from rabbithole.research.report.models import SectionResult
 from rabbithole.research.report.schemas import SectionGradeJudgement, section_schema
 from rabbithole.research.report.state import SectionState
-from rabbithole.research.report.unread import places, still_unread, unread_statement
+from rabbithole.research.report.unread import still_unread, unread_statement
 from rabbithole.research.synthesis.consistency import correct_claims
 from rabbithole.research.synthesis.packing import pack_context
 from rabbithole.research.synthesis.prompts import evidence_item
@@ -156,7 +157,7 @@ async def write(state: SectionState, runtime: Runtime[ResearchContext]) -> dict[
             text = unread_statement(unread, language)
             warning = (
                 f"section '{section.title}': no evidence, because the model could not read "
-                f"{len(unread)} retrieved passage(s) ({places(unread, 'p.')}); the section says so"
+                f"{len(unread)} retrieved passage(s) ({unread_places(unread)}); the section says so"
             )
             events.warning(warning)
             update["task_warnings"] = [warning]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from rabbithole.research.dig.extraction import unread_places
 from rabbithole.research.models import UnreadPassage
 from rabbithole.research.report.prompts import labels
 
@@ -25,22 +26,12 @@ def still_unread(
     return list(out.values())
 
 
-def places(unread: Sequence[UnreadPassage], page_label: str) -> str:
-    """Where the passages lie, by document: "StrlSchG.pdf S. 12, 14; AtG.pdf S. 3"."""
-    pages: dict[str, set[int]] = {}
-    for u in unread:
-        pages.setdefault(u.document, set()).add(u.page)
-    return "; ".join(
-        f"{doc} {page_label} {', '.join(str(n) for n in sorted(ns))}" for doc, ns in pages.items()
-    )
-
-
 def unread_sentence(unread: Sequence[UnreadPassage], language: str) -> str:
     """ "The model could not read 3 retrieved passages (A.pdf p. 2, 5; B.pdf p. 1): its answers were invalid
-    or cut." in the report's language (English for any other)."""
+    or cut." in the report's language (English for any other); documents by name."""
     names = labels(language)
     count = f"{len(unread)} {names['passage'] if len(unread) == 1 else names['passages']}"
-    return names["unread"].format(count=count, places=places(unread, names["page"]))
+    return names["unread"].format(count=count, places=unread_places(unread, names["page"]))
 
 
 def unread_statement(unread: Sequence[UnreadPassage], language: str) -> str:

@@ -138,7 +138,7 @@ def build_result(
     elif not sections:
         unread = [p for t in state["task_results"] for p in t.passages_unread]
         body = (
-            names["unread"].format(n=len(unread), places=unread_places(unread))
+            names["unread"].format(n=len(unread), places=unread_places(unread, names["page"]))
             if unread
             else f"{names['no_evidence']}."
         )
