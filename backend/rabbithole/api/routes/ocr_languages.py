@@ -10,8 +10,7 @@ from starlette.concurrency import run_in_threadpool
 from rabbithole.api.deps import JobsDep, ServicesDep
 from rabbithole.api.errors import responses
 from rabbithole.api.jobs import IngestJob
-from rabbithole.ingestion.ocr.languages import installed_languages
-from rabbithole.ingestion.ocr.tesseract import unavailable_reason
+from rabbithole.ingestion.ocr.tesseract import TesseractError, installed_languages, unavailable_reason
 
 router = APIRouter(tags=["collections"])
 
@@ -34,11 +33,14 @@ class OcrLanguagesOut(BaseModel):
 @router.get("/ocr/languages", responses=responses())
 async def ocr_languages(services: ServicesDep) -> OcrLanguagesOut:
     ocr = services.settings.ingestion.ocr
-    installed = await run_in_threadpool(installed_languages)
+    try:
+        installed = await run_in_threadpool(installed_languages)
+    except TesseractError:
+        installed = ()  # the reason says why, with the fix
     reason = await run_in_threadpool(unavailable_reason, tuple(ocr.languages))
     if not ocr.enabled:
         reason = "OCR is switched off (ingestion.ocr.enabled)"
-    return OcrLanguagesOut(installed=list(installed or ()), default=list(ocr.languages), unavailable=reason)
+    return OcrLanguagesOut(installed=list(installed), default=list(ocr.languages), unavailable=reason)
 
 
 @router.post("/collections/{name}/ocr/reread", status_code=202, responses=responses(404, 409, 503))

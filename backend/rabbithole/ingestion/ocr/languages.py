@@ -1,8 +1,8 @@
-"""A collection's OCR languages: which Tesseract languages are installed here, the check of a list a user
-gives (known codes whose data is installed; never a silent fallback), and the languages a collection's
-scans are read in (its own, or the server's default ``ingestion.ocr.languages``).
+"""A collection's OCR languages: the check of a list a user gives against the languages Tesseract has data
+for here (``tesseract.installed_languages``; known codes whose data is installed, never a silent fallback),
+and the languages a collection's scans are read in (its own, or the server's default
+``ingestion.ocr.languages``).
 
-    installed_languages()                    # ("deu", "eng"): `tesseract --list-langs` without osd
     check_languages(["deu", "fra"])          # OcrLanguageError naming fra and the installed ones
     effective_languages((), settings.ocr)    # ("deu", "eng"): the default where a collection has none
 """
@@ -10,19 +10,15 @@ scans are read in (its own, or the server's default ``ingestion.ocr.languages``)
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 from collections.abc import Sequence
 
 from rabbithole.core.config import IngestionSettings
 from rabbithole.core.config.ocr import OcrSettings
 from rabbithole.core.errors import InvalidRequestError
-from rabbithole.ingestion.ocr.tesseract import INSTALL_COMMAND
+from rabbithole.ingestion.ocr.tesseract import NOT_LANGUAGES, TesseractError, installed_languages
 
 #: a Tesseract language code as `tesseract --list-langs` gives them: deu, eng, chi_sim, deu_latf
 LANGUAGE_CODE = re.compile(r"^[a-z]{3}(_[a-z]+)?$")
-#: what Tesseract lists beside the languages: its orientation and script detection, no language to read
-NOT_LANGUAGES = frozenset({"osd"})
 #: languages one collection may read with at once (each one slows Tesseract down)
 MAX_LANGUAGES = 8
 
@@ -30,22 +26,6 @@ MAX_LANGUAGES = 8
 class OcrLanguageError(InvalidRequestError):
     """OCR languages that cannot be used here: an unknown code, or one whose Tesseract data is missing
     (HTTP 422, CLI exit code 64)."""
-
-
-def installed_languages() -> tuple[str, ...] | None:
-    """The languages Tesseract has data for here, sorted; None when Tesseract is not installed. Asked each
-    time (a few milliseconds): data installed while the server runs counts at once."""
-    binary = shutil.which("tesseract")
-    if binary is None:
-        return None
-    try:
-        listed = subprocess.run(
-            [binary, "--list-langs"], capture_output=True, text=True, timeout=30, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    codes = {line.strip() for line in listed.stdout.splitlines()[1:] if line.strip()}
-    return tuple(sorted(codes - NOT_LANGUAGES))
 
 
 def check_languages(codes: Sequence[str]) -> tuple[str, ...]:
@@ -60,11 +40,10 @@ def check_languages(codes: Sequence[str]) -> tuple[str, ...]:
     repeated = sorted({code for code in languages if languages.count(code) > 1})
     if repeated:
         raise OcrLanguageError(f"OCR language {', '.join(repeated)} is given more than once")
-    installed = installed_languages()
-    if installed is None:
-        raise OcrLanguageError(
-            f"OCR languages cannot be set: Tesseract is not installed; install it with: {INSTALL_COMMAND}"
-        )
+    try:
+        installed = installed_languages()
+    except TesseractError as exc:
+        raise OcrLanguageError(f"OCR languages cannot be set: {exc}") from exc
     shown = ", ".join(installed) or "none"
     for code in languages:
         if not LANGUAGE_CODE.match(code) or code in NOT_LANGUAGES:

@@ -1,5 +1,5 @@
-"""Tesseract, the program: whether it can read the configured languages, and one image read into words with
-their boxes and confidences (its TSV output).
+"""Tesseract, the program: the languages it has data for here, whether it can read the configured ones, and
+one image read into words with their boxes and confidences (its TSV output).
 
 The command-line program is run once per page image (PNG on stdin) with OMP_THREAD_LIMIT=1: Tesseract's own
 threads only contend with the other pages' and the embedder's work (2.45 s a page at 300 dpi with one thread
@@ -8,7 +8,6 @@ against 11.5 s with its default threads on a loaded two-core machine; docs/bench
 
 from __future__ import annotations
 
-import functools
 import os
 import shutil
 import subprocess
@@ -16,6 +15,8 @@ from dataclasses import dataclass
 
 #: what to run where Tesseract or its language data is missing (Debian/Ubuntu; `make setup` runs it as root)
 INSTALL_COMMAND = "sudo apt-get install -y tesseract-ocr tesseract-ocr-deu tesseract-ocr-eng (or: make setup)"
+#: what `tesseract --list-langs` lists beside the languages: orientation and script detection, no language
+NOT_LANGUAGES = frozenset({"osd"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,25 +39,34 @@ class TesseractError(Exception):
     """Tesseract failed on an image (crashed, timed out, or gave output that is not its TSV)."""
 
 
-def unavailable_reason(languages: tuple[str, ...]) -> str | None:
-    """Why OCR in these languages cannot run here (with the command that fixes it), or None when it can."""
-    return _unavailable_reason(languages, shutil.which("tesseract"))
-
-
-@functools.lru_cache(maxsize=8)
-def _unavailable_reason(languages: tuple[str, ...], binary: str | None) -> str | None:
+def installed_languages() -> tuple[str, ...]:
+    """The languages Tesseract has data for here, sorted (`tesseract --list-langs` without osd). Asked each
+    time (a few milliseconds), so data installed while the server runs counts at once. TesseractError, with
+    the command that fixes it, when Tesseract is not installed or cannot be run."""
+    binary = shutil.which("tesseract")
     if binary is None:
-        return f"Tesseract is not installed; install it with: {INSTALL_COMMAND}"
+        raise TesseractError(f"Tesseract is not installed; install it with: {INSTALL_COMMAND}")
     try:
         listed = subprocess.run(
             [binary, "--list-langs"], capture_output=True, text=True, timeout=30, check=False
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"Tesseract cannot be run ({exc}); reinstall it with: {INSTALL_COMMAND}"
-    known = {line.strip() for line in listed.stdout.splitlines()[1:] if line.strip()}
-    missing = [code for code in languages if code not in known]
+        raise TesseractError(
+            f"Tesseract cannot be run ({exc}); reinstall it with: {INSTALL_COMMAND}"
+        ) from exc
+    codes = {line.strip() for line in listed.stdout.splitlines()[1:] if line.strip()}
+    return tuple(sorted(codes - NOT_LANGUAGES))
+
+
+def unavailable_reason(languages: tuple[str, ...]) -> str | None:
+    """Why OCR in these languages cannot run here (with the command that fixes it), or None when it can."""
+    try:
+        installed = installed_languages()
+    except TesseractError as exc:
+        return str(exc)
+    missing = [code for code in languages if code not in installed]
     if missing:
-        packages = " ".join(f"tesseract-ocr-{code}" for code in missing)
+        packages = " ".join(f"tesseract-ocr-{code.replace('_', '-')}" for code in missing)
         fix = f"sudo apt-get install -y {packages}"
         return f"Tesseract has no data for {', '.join(missing)}; install it with: {fix}"
     return None
