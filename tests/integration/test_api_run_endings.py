@@ -88,7 +88,7 @@ async def test_invalid_model_output_from_the_dig_on_never_reads_as_a_done_withou
         assert result["sources"] == [] and result["claims"] == []
         report = result["report_markdown"]
         assert "Keine Belege gefunden" not in report
-        assert "Das Modell konnte" in report and "nicht lesen" in report and ".pdf p. " in report
+        assert "Das Modell konnte" in report and "nicht lesen" in report and ".pdf S. " in report
         assert all(task["state"] == "error" for task in detail["todo"]), detail["todo"]
         assert all("could not read" in (task["error"] or "") for task in result["tasks"]), result["tasks"]
         assert any("extract" in w and "could not read" in w for w in result["warnings"]), result["warnings"]
