@@ -36,7 +36,8 @@ class OcrWord:
 
 
 class TesseractError(Exception):
-    """Tesseract failed on an image (crashed, timed out, or gave output that is not its TSV)."""
+    """Tesseract cannot be used: not installed or not runnable, or it failed on an image (crashed, timed
+    out, or gave output that is not its TSV). The message says why, and the fix where there is one."""
 
 
 def installed_languages() -> tuple[str, ...]:
