@@ -149,13 +149,9 @@ class JobRegistry:
         job = await asyncio.to_thread(self._register_upload, collection, accepted, gone)
 
         def run() -> None:
-            owners = {name: [job.id] for name in accepted}
-            reports: list[CollectionReport] = []
+            progress = self._progress({name: [job.id] for name in accepted})
             try:
-                pipeline = self._services.ingestion_pipeline()
-                for root, paths in plan.by_root.items():
-                    progress = self._progress(owners)
-                    reports.append(pipeline.ingest_files(collection, root, paths, progress, reread=True))
+                reports = plan.read_again(self._services.ingestion_pipeline(), collection, progress)
             except Exception as exc:
                 self._fail(job.id, exc)
                 return

@@ -60,7 +60,9 @@ def register(app: typer.Typer) -> None:
             for info in services.catalog.list_collections():
                 if name is not None and info.name != name:
                     continue
-                ocr = collection_ocr(services.catalog, services.settings.ingestion.ocr, info.name)
+                ocr = collection_ocr(
+                    services.catalog, services.settings.ingestion.ocr, info.name, info.ocr_languages
+                )
                 data.append(
                     {
                         "name": info.name,

@@ -72,8 +72,7 @@ def reread(services: Services, collection: str, quiet: bool) -> tuple[IngestRepo
                 progress.advance(task)
             progress.update(task, file=event.file_name)
 
-        for root, paths in plan.by_root.items():
-            report.collections.append(pipeline.ingest_files(collection, root, paths, on_event, reread=True))
+        report.collections.extend(plan.read_again(pipeline, collection, on_event))
     return report, plan.missing
 
 

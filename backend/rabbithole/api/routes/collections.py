@@ -157,7 +157,7 @@ async def change_collection(
 def collection_detail(services: Services, name: str, access: Access) -> CollectionDetail:
     c = services.catalog.require_collection(name)
     listed = collection_out(c, services.settings.ingestion.ocr)
-    ocr = collection_ocr(services.catalog, services.settings.ingestion.ocr, name)
+    ocr = collection_ocr(services.catalog, services.settings.ingestion.ocr, name, c.ocr_languages)
     documents = services.catalog.documents(name)
     return CollectionDetail(
         **listed.model_dump(),

@@ -8,15 +8,20 @@ default), the documents OCR read in other languages, and, to read those again, w
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from rabbithole.catalog.repository import Catalog
 from rabbithole.core.config.ocr import OcrSettings
 from rabbithole.core.errors import RabbitholeError
 from rabbithole.ingestion.discovery import readable_name
 from rabbithole.ingestion.ocr.languages import effective_languages
+
+if TYPE_CHECKING:
+    from rabbithole.ingestion.pipeline import IngestionPipeline
+    from rabbithole.ingestion.reports import CollectionReport, IngestEvent
 
 
 class NothingToRereadError(RabbitholeError):
@@ -42,8 +47,11 @@ class CollectionOcr:
         return {name: used for name, used in self.read_by_ocr.items() if used != self.languages}
 
 
-def collection_ocr(catalog: Catalog, settings: OcrSettings, collection: str) -> CollectionOcr:
-    own = catalog.ocr_languages(collection)
+def collection_ocr(
+    catalog: Catalog, settings: OcrSettings, collection: str, own: Sequence[str] | None = None
+) -> CollectionOcr:
+    """``own``: the collection's own languages where the caller holds its record (None: read them)."""
+    own = catalog.ocr_languages(collection) if own is None else tuple(own)
     languages = effective_languages(own, settings)
     return CollectionOcr(languages, bool(own), catalog.documents_read_by_ocr(collection))
 
@@ -60,6 +68,18 @@ class RereadPlan:
     def file_names(self) -> list[str]:
         found = [readable_name(p.relative_to(r).as_posix()) for r, ps in self.by_root.items() for p in ps]
         return sorted(found)
+
+    def read_again(
+        self,
+        pipeline: IngestionPipeline,
+        collection: str,
+        progress: Callable[[IngestEvent], None] | None = None,
+    ) -> list[CollectionReport]:
+        """Read the originals again into ``collection`` (unchanged content too), a run per folder."""
+        return [
+            pipeline.ingest_files(collection, root, paths, progress, reread=True)
+            for root, paths in self.by_root.items()
+        ]
 
 
 def reread_plan(
